@@ -1,0 +1,89 @@
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4Middleware,
+  LanguageModelV4StreamPart,
+} from '@ai-sdk/provider';
+import type { LanguageModel } from 'ai';
+import { CompressionEngine } from '../../src/engine.js';
+import type { CompressionOptions } from '../../src/options.js';
+import type { SummarizeFunction, Summarizer } from '../../src/summarizer.js';
+import { readCallOptions } from './call-options.js';
+import { fromTranscript } from './from-transcript.js';
+import { modelSummarizer } from './model-summarizer.js';
+import { toTranscript } from './to-transcript.js';
+
+/** Options of the AI SDK middleware: the engine's options, with any AI SDK model accepted as summarizer. */
+export interface ContextCompressionOptions extends Omit<CompressionOptions, 'summarizer'> {
+  /**
+   * Folds evicted messages into the session state: an AI SDK model (called with structured output), a summarizer
+   * object, or a plain async function. @default the offline extractive summarizer
+   */
+  summarizer?: LanguageModel | Summarizer | SummarizeFunction;
+}
+
+function isSummarizer(value: unknown): value is Summarizer {
+  return typeof value === 'object' && value !== null && typeof (value as Summarizer).summarize === 'function';
+}
+
+/** Builds the engine for a set of AI SDK options, turning a model summarizer into a Summarizer. */
+export function createEngine({ summarizer, ...options }: ContextCompressionOptions): CompressionEngine {
+  const engineSummarizer =
+    summarizer === undefined || typeof summarizer === 'function' || isSummarizer(summarizer)
+      ? summarizer
+      : modelSummarizer(summarizer);
+  return new CompressionEngine({ ...options, summarizer: engineSummarizer });
+}
+
+/**
+ * A `LanguageModelV4Middleware` that compresses every call's prompt: counts it, reuses the stored state of this
+ * history, folds old turns into a `<session_state>` pair when the budget asks for it, and keeps the system prompt
+ * byte-identical. Runs on every step of a tool loop; the summarizer runs once per compression.
+ */
+export function contextCompression(options: ContextCompressionOptions = {}): LanguageModelV4Middleware {
+  const engine = createEngine(options);
+  return middlewareFor(engine);
+}
+
+/** The middleware around an existing engine (shared by `contextCompression` and `withContextCompression`). */
+export function middlewareFor(engine: CompressionEngine): LanguageModelV4Middleware {
+  const estimates = new WeakMap<LanguageModelV4CallOptions, { modelKey: string; tokens: number }>();
+  const modelKeyOf = (model: { provider: string; modelId: string }) => `${model.provider}:${model.modelId}`;
+  return {
+    specificationVersion: 'v4',
+    async transformParams({ params, model }) {
+      const { callOptions, providerOptions } = readCallOptions(params.providerOptions);
+      if (callOptions.disable) return { ...params, providerOptions };
+      const result = await engine.compress({
+        transcript: toTranscript(params.prompt, params.tools),
+        modelId: model.modelId,
+        modelKey: modelKeyOf(model),
+        namespace: callOptions.namespace,
+        force: callOptions.force,
+      });
+      const transformed = { ...params, providerOptions, prompt: fromTranscript(result.system, result.messages) };
+      estimates.set(transformed, { modelKey: modelKeyOf(model), tokens: result.estimatedTokens });
+      return transformed;
+    },
+    async wrapGenerate({ doGenerate, params }) {
+      const result = await doGenerate();
+      const estimate = estimates.get(params);
+      if (estimate) engine.recordUsage(estimate.modelKey, estimate.tokens, result.usage?.inputTokens?.total);
+      return result;
+    },
+    async wrapStream({ doStream, params }) {
+      const result = await doStream();
+      const estimate = estimates.get(params);
+      if (!estimate) return result;
+      const stream = result.stream.pipeThrough(
+        new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
+          transform(part, controller) {
+            if (part.type === 'finish')
+              engine.recordUsage(estimate.modelKey, estimate.tokens, part.usage?.inputTokens?.total);
+            controller.enqueue(part);
+          },
+        }),
+      );
+      return { ...result, stream };
+    },
+  };
+}

@@ -1,0 +1,7 @@
+export * from '../../src/index.js';
+export { CALL_OPTIONS_KEY, type ContextCompressionCallOptions } from './call-options.js';
+export { type ContextCompressionOptions, contextCompression } from './context-compression.js';
+export { fromTranscript, withoutOpenAIItemId } from './from-transcript.js';
+export { type ModelSummarizerOptions, modelSummarizer } from './model-summarizer.js';
+export { DEFAULT_FILE_TOKENS, toTranscript } from './to-transcript.js';
+export { withContextCompression } from './with-context-compression.js';

@@ -1,0 +1,49 @@
+import { generateText, type LanguageModel, Output } from 'ai';
+import { DEFAULT_SUMMARIZER_INSTRUCTIONS, DEFAULT_SUMMARIZER_PROMPT } from '../../src/prompts.js';
+import { renderPreviousState, renderTranscript } from '../../src/render-transcript.js';
+import { SessionStateSchema } from '../../src/session-state.js';
+import type { Summarizer } from '../../src/summarizer.js';
+import { CALL_OPTIONS_KEY } from './call-options.js';
+
+/** Options of a summarizer backed by an AI SDK model. */
+export interface ModelSummarizerOptions {
+  /** System instructions for the summarizer. @default DEFAULT_SUMMARIZER_INSTRUCTIONS */
+  instructions?: string;
+  /** Prompt template with `{previous}` and `{messages}`. @default DEFAULT_SUMMARIZER_PROMPT */
+  prompt?: string;
+  /** Retries of the summarizer call on provider errors. @default 1 */
+  maxRetries?: number;
+}
+
+/**
+ * A summarizer that asks any AI SDK language model for a SessionState with structured output. The call opts
+ * out of this package's middleware, so a model wrapped with `withContextCompression` is never compressed twice.
+ */
+export function modelSummarizer(
+  model: LanguageModel,
+  {
+    instructions = DEFAULT_SUMMARIZER_INSTRUCTIONS,
+    prompt = DEFAULT_SUMMARIZER_PROMPT,
+    maxRetries = 1,
+  }: ModelSummarizerOptions = {},
+): Summarizer {
+  const modelName = typeof model === 'string' ? model : model.modelId;
+  return {
+    name: `model:${modelName}`,
+    async summarize({ messages, previous, abortSignal }) {
+      const result = await generateText({
+        model,
+        instructions,
+        prompt: prompt
+          .replace('{previous}', () => renderPreviousState(previous))
+          .replace('{messages}', () => renderTranscript(messages)),
+        output: Output.object({ schema: SessionStateSchema, name: 'session_state' }),
+        abortSignal,
+        maxRetries,
+        temperature: 0,
+        providerOptions: { [CALL_OPTIONS_KEY]: { disable: true } },
+      });
+      return result.output;
+    },
+  };
+}

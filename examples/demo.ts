@@ -1,0 +1,112 @@
+/**
+ * The demo: replays a recorded agent session through `withContextCompression` with a mock model and the
+ * offline summarizer (no API key, no network), and prints the prompt tokens of every step with and without
+ * compression.
+ *
+ *   npm run demo                                   the project's own coding-agent session
+ *   npm run demo -- --file ../shared/fixtures/trajectories.jsonl   every session of a file, with a progress bar
+ *   npm run demo -- --window 32000                 another context window (default 16000)
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { SingleBar } from 'cli-progress';
+import { type CompressEvent, withContextCompression } from '../adapters/ai-sdk/index.js';
+import { type ReplayResult, replaySession, totals } from './lib/replay.js';
+import { readSessions } from './lib/session-file.js';
+
+const { values } = parseArgs({
+  options: {
+    file: { type: 'string' },
+    window: { type: 'string', default: '16000' },
+    reserve: { type: 'string', default: '2000' },
+  },
+});
+const contextWindow = Number(values.window);
+const reserveOutputTokens = Number(values.reserve);
+if (!Number.isInteger(contextWindow) || contextWindow < 1024) throw new Error(`--window must be a whole number >= 1024, got ${values.window}`);
+
+const file = values.file ?? resolve(import.meta.dirname, 'sessions/coding-agent.jsonl');
+const sessions = readSessions(file);
+const single = sessions.length === 1;
+
+async function replay(session: (typeof sessions)[number], events: CompressEvent[]) {
+  const baseline = await replaySession(session, (model) => model);
+  const compressed = await replaySession(session, (model) =>
+    withContextCompression(model, { contextWindow, reserveOutputTokens, onCompress: (event) => events.push(event) }),
+  );
+  return { baseline, compressed };
+}
+
+const pad = (value: string | number, width: number) => String(value).padStart(width);
+const format = (value: number) => Math.round(value).toLocaleString('en-US');
+
+function printSteps(baseline: ReplayResult, compressed: ReplayResult, events: CompressEvent[]) {
+  console.log(`${pad('step', 4)} ${pad('without', 9)} ${pad('with', 8)} ${pad('cached', 8)}  note`);
+  let eventIndex = 0;
+  compressed.steps.forEach((step, index) => {
+    const before = baseline.steps[index]?.sentTokens ?? 0;
+    const previous = compressed.steps[index - 1];
+    const folded = previous !== undefined && step.cachedTokens < previous.sentTokens * 0.5;
+    let note = '';
+    if (folded || (index === 0 && step.sentTokens < before)) {
+      const event = events[eventIndex++];
+      note = event ? `compressed (${event.trigger}): folded ${event.messagesFolded} messages` : 'compressed';
+    }
+    console.log(`${pad(index + 1, 4)} ${pad(format(before), 9)} ${pad(format(step.sentTokens), 8)} ${pad(format(step.cachedTokens), 8)}  ${note}`);
+  });
+}
+
+function summaryLine(label: string, baseline: ReplayResult, compressed: ReplayResult, calls: number, folds: number) {
+  const saved = 1 - compressed.sentTokens / Math.max(1, baseline.sentTokens);
+  const peak = (result: ReplayResult) => Math.max(...result.steps.map((step) => step.sentTokens));
+  const overheads = compressed.steps.map((step) => step.overheadMs).sort((a, b) => a - b);
+  const median = overheads[Math.floor(overheads.length / 2)] ?? 0;
+  console.log(
+    `\n${label}: ${calls} model calls at a ${format(contextWindow)}-token window. ` +
+      `Input tokens ${format(baseline.sentTokens)} -> ${format(compressed.sentTokens)} (${(saved * 100).toFixed(1)}% fewer); ` +
+      `peak prompt ${format(peak(baseline))} -> ${format(peak(compressed))}; ${folds} compressions; ` +
+      `cache-priced cost ${(baseline.cost / baseline.floor).toFixed(2)}x -> ${(compressed.cost / compressed.floor).toFixed(2)}x the write-once floor; ` +
+      `median overhead ${median.toFixed(2)} ms per call.`,
+  );
+}
+
+if (single) {
+  const session = sessions[0] as (typeof sessions)[number];
+  console.log(`Replaying ${session.id} (${session.messages.length} messages) with a mock model and the offline summarizer.\n`);
+  const events: CompressEvent[] = [];
+  const { baseline, compressed } = await replay(session, events);
+  printSteps(baseline, compressed, events);
+  summaryLine(session.id, baseline, compressed, compressed.steps.length, events.filter((e) => e.messagesFolded > 0).length);
+} else {
+  console.log(`Replaying ${sessions.length} sessions from ${file} with a mock model and the offline summarizer.`);
+  const bar = new SingleBar({ format: '{bar} {value}/{total} sessions | {id}', hideCursor: true, noTTYOutput: true, notTTYSchedule: 5_000 });
+  bar.start(sessions.length, 0, { id: '' });
+  const baselines: ReplayResult['steps'][number][] = [];
+  const compressedSteps: ReplayResult['steps'][number][] = [];
+  const rows: string[] = [];
+  let folds = 0;
+  let baselineCost = 0;
+  let compressedCost = 0;
+  let floor = 0;
+  for (const session of sessions) {
+    const events: CompressEvent[] = [];
+    const { baseline, compressed } = await replay(session, events);
+    baselines.push(...baseline.steps);
+    compressedSteps.push(...compressed.steps);
+    baselineCost += baseline.cost;
+    compressedCost += compressed.cost;
+    floor += baseline.floor;
+    const sessionFolds = events.filter((event) => event.messagesFolded > 0).length;
+    folds += sessionFolds;
+    rows.push(
+      `${session.id.padEnd(48)} ${pad(compressed.steps.length, 5)} ${pad(format(baseline.sentTokens), 10)} ${pad(format(compressed.sentTokens), 10)} ${pad(sessionFolds, 6)}`,
+    );
+    bar.increment(1, { id: session.id });
+  }
+  bar.stop();
+  console.log(`\n${'session'.padEnd(48)} ${pad('calls', 5)} ${pad('without', 10)} ${pad('with', 10)} ${pad('folds', 6)}`);
+  for (const row of rows) console.log(row);
+  const baseline = { ...totals(baselines), cost: baselineCost, floor };
+  const compressed = { ...totals(compressedSteps), cost: compressedCost, floor };
+  summaryLine(`All ${sessions.length} sessions`, baseline, compressed, compressedSteps.length, folds);
+}

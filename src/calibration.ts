@@ -1,0 +1,29 @@
+/**
+ * Learns, per model, the ratio between the tokens a provider reports and the tokens we estimated for the same
+ * prompt, so budgets hold for models whose tokenizer is not tiktoken's (Gemini, Claude). A running mean with a
+ * bounded weight, so it adapts but one odd response cannot swing it.
+ */
+export class TokenCalibration {
+  private readonly ratios = new Map<string, { ratio: number; samples: number }>();
+
+  constructor(private readonly maxSamples = 20) {}
+
+  /** Records one response: `estimated` is our count of the sent prompt, `reported` the provider's input tokens. */
+  record(modelKey: string, estimated: number, reported: number | undefined): void {
+    if (!reported || reported <= 0 || estimated <= 0) return;
+    const observed = reported / estimated;
+    if (!Number.isFinite(observed) || observed < 0.2 || observed > 5) return;
+    const current = this.ratios.get(modelKey);
+    if (!current) {
+      this.ratios.set(modelKey, { ratio: observed, samples: 1 });
+      return;
+    }
+    const samples = Math.min(current.samples + 1, this.maxSamples);
+    this.ratios.set(modelKey, { ratio: current.ratio + (observed - current.ratio) / samples, samples });
+  }
+
+  /** The learned ratio for a model, 1 until a response was seen. */
+  ratio(modelKey: string): number {
+    return this.ratios.get(modelKey)?.ratio ?? 1;
+  }
+}

@@ -1,0 +1,50 @@
+export { TokenCalibration } from './calibration.js';
+export { KNOWN_CONTEXT_WINDOWS, lookupContextWindow } from './context-windows.js';
+export type { CompressionDecision, DecisionScope, TriggerName } from './decisions.js';
+export { type CompressInput, CompressionEngine, type CompressOutput } from './engine.js';
+export {
+  ContextCompressionError,
+  InvalidOptionError,
+  MessageTooLargeError,
+  SummarizerError,
+  UnknownContextWindowError,
+} from './errors.js';
+export type { CompressEvent, CompressionErrorEvent } from './events.js';
+export {
+  DEFAULT_EXTRACTIVE_SUMMARIZER_OPTIONS,
+  type ExtractiveSummarizerOptions,
+  extractiveSummarizer,
+} from './extractive-summarizer.js';
+export { hashString } from './hash.js';
+export { mergeSessionStates } from './merge-session-state.js';
+export { DEFAULT_MESSAGE_OVERHEAD_TOKENS, MessageMeter } from './message-meter.js';
+export {
+  type CompressionOptions,
+  DEFAULT_COMPRESS_AT,
+  DEFAULT_COMPRESS_TO,
+  DEFAULT_HARD_LIMIT,
+  DEFAULT_MAX_TOOL_RESULT_SHARE,
+  DEFAULT_RESERVE_OUTPUT_TOKENS,
+  DEFAULT_STATE_TTL_MS,
+  DEFAULT_SUMMARIZER_TIMEOUT_MS,
+} from './options.js';
+export {
+  DEFAULT_AWARENESS_BLOCK,
+  DEFAULT_STATE_ACKNOWLEDGEMENT,
+  DEFAULT_SUMMARIZER_INSTRUCTIONS,
+  DEFAULT_SUMMARIZER_PROMPT,
+} from './prompts.js';
+export { renderSessionState, sessionStateMessages } from './render-session-state.js';
+export { renderTranscript } from './render-transcript.js';
+export { EMPTY_SESSION_STATE, type SessionState, SessionStateSchema } from './session-state.js';
+export {
+  DEFAULT_MEMORY_STORE_MAX_ENTRIES,
+  type MemoryStateStoreOptions,
+  memoryStateStore,
+  type StateStore,
+} from './state-store.js';
+export type { SummarizeFunction, SummarizeInput, Summarizer } from './summarizer.js';
+export { approximateCounter, type TokenCounter, tiktokenCounter } from './token-counter.js';
+export { cutPoints, findPairingProblems, type PairingProblem } from './tool-pairs.js';
+export type { Message, Part, Role, Transcript } from './transcript.js';
+export { truncateHeadAndTail } from './truncate-tool-result.js';

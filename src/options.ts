@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { InvalidOptionError } from './errors.js';
+import type { CompressEvent, CompressionErrorEvent } from './events.js';
+import type { StateStore } from './state-store.js';
+import type { SummarizeFunction, Summarizer } from './summarizer.js';
+import type { TokenCounter } from './token-counter.js';
+
+/** Tokens kept free for the model's answer when `reserveOutputTokens` is not given. */
+export const DEFAULT_RESERVE_OUTPUT_TOKENS = 4_096;
+/** Share of the budget above which the engine compresses. */
+export const DEFAULT_COMPRESS_AT = 0.7;
+/** Share of the budget the engine compresses down to, in one batch. */
+export const DEFAULT_COMPRESS_TO = 0.6;
+/** Share of the budget never exceeded: past it the oldest whole turns are dropped. */
+export const DEFAULT_HARD_LIMIT = 0.85;
+/** Share of the budget a single tool result may take before it is shortened head-and-tail. */
+export const DEFAULT_MAX_TOOL_RESULT_SHARE = 0.3;
+/** Milliseconds a summarizer may take before the engine falls back. */
+export const DEFAULT_SUMMARIZER_TIMEOUT_MS = 30_000;
+/** How long stored states live. */
+export const DEFAULT_STATE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Options of the compression engine, shared by both adapters. */
+export interface CompressionOptions {
+  /** The model's context window in tokens. @default looked up from the model id; an error when unknown */
+  contextWindow?: number;
+  /** Tokens kept free for the answer; the budget is `contextWindow - reserveOutputTokens`. @default 4096 */
+  reserveOutputTokens?: number;
+  /** Compress when the prompt passes this share of the budget. @default 0.7 */
+  compressAt?: number;
+  /** Compress down to this share of the budget. @default 0.6 */
+  compressTo?: number;
+  /** Never exceed this share of the budget; the oldest whole turns are dropped if all else failed. @default 0.85 */
+  hardLimit?: number;
+  /** A tool result larger than this is shortened head-and-tail. @default 30% of the budget */
+  maxToolResultTokens?: number;
+  /** Folds evicted messages into the session state. @default the offline extractive summarizer */
+  summarizer?: Summarizer | SummarizeFunction;
+  /** Milliseconds before a summarizer is abandoned. @default 30000 */
+  summarizerTimeoutMs?: number;
+  /** Counts tokens. @default tiktoken o200k_base */
+  tokenCounter?: TokenCounter;
+  /** Where states are kept between calls. @default an in-memory LRU store */
+  store?: StateStore;
+  /** Lifetime of stored states in milliseconds. @default 7 days */
+  stateTtlMs?: number;
+  /** Separates stored states, e.g. per tenant; per-call options can add to it. @default '' */
+  namespace?: string;
+  /** Text appended to the system prompt on every call. @default DEFAULT_AWARENESS_BLOCK */
+  awarenessBlock?: string;
+  /** The assistant reply that follows the session state message. @default DEFAULT_STATE_ACKNOWLEDGEMENT */
+  acknowledgement?: string;
+  /** Called after each call that compressed. */
+  onCompress?: (event: CompressEvent) => void;
+  /** Called when something failed and the engine fell back; the user's call still goes on. */
+  onError?: (event: CompressionErrorEvent) => void;
+}
+
+const share = (name: string) =>
+  z
+    .number({ error: `${name} must be a number` })
+    .gt(0)
+    .lt(1);
+const positiveInt = z.number().int().positive();
+
+const OptionsSchema = z.object({
+  contextWindow: positiveInt.min(1_024).optional(),
+  reserveOutputTokens: z.number().int().nonnegative().optional(),
+  compressAt: share('compressAt').optional(),
+  compressTo: share('compressTo').optional(),
+  hardLimit: z.number().gt(0).lte(1).optional(),
+  maxToolResultTokens: positiveInt.optional(),
+  summarizerTimeoutMs: positiveInt.optional(),
+  stateTtlMs: positiveInt.optional(),
+  namespace: z.string().optional(),
+  awarenessBlock: z.string().optional(),
+  acknowledgement: z.string().min(1).optional(),
+});
+
+/**
+ * Validates options when a factory is called, so mistakes fail at start-up with the option's name, not in the
+ * middle of a conversation.
+ */
+export function validateOptions(options: CompressionOptions): void {
+  if (options === null || typeof options !== 'object') {
+    throw new InvalidOptionError({ option: 'options', message: 'expected an object' });
+  }
+  const parsed = OptionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const option = issue?.path.join('.') || 'options';
+    throw new InvalidOptionError({
+      option,
+      message: `${issue?.message ?? 'invalid'} (got ${JSON.stringify(options[option as keyof CompressionOptions])})`,
+    });
+  }
+  const compressAt = options.compressAt ?? DEFAULT_COMPRESS_AT;
+  const compressTo = options.compressTo ?? DEFAULT_COMPRESS_TO;
+  const hardLimit = options.hardLimit ?? DEFAULT_HARD_LIMIT;
+  if (!(compressTo < compressAt && compressAt < hardLimit)) {
+    throw new InvalidOptionError({
+      option: 'compressTo',
+      message: `expected compressTo < compressAt < hardLimit, got ${compressTo}, ${compressAt}, ${hardLimit}`,
+    });
+  }
+  if (options.contextWindow !== undefined && options.reserveOutputTokens !== undefined) {
+    if (options.reserveOutputTokens >= options.contextWindow / 2) {
+      throw new InvalidOptionError({
+        option: 'reserveOutputTokens',
+        message: `must be less than half of contextWindow (${options.contextWindow}), got ${options.reserveOutputTokens}`,
+      });
+    }
+  }
+  for (const name of ['summarizer', 'onCompress', 'onError'] as const) {
+    const value = options[name];
+    if (value !== undefined && typeof value !== 'function' && (name !== 'summarizer' || typeof value !== 'object')) {
+      throw new InvalidOptionError({ option: name, message: 'expected a function' });
+    }
+  }
+  if (
+    options.store !== undefined &&
+    (typeof options.store.get !== 'function' || typeof options.store.set !== 'function')
+  ) {
+    throw new InvalidOptionError({
+      option: 'store',
+      message: 'expected an object with async get(key) and set(key, value)',
+    });
+  }
+  if (options.tokenCounter !== undefined && typeof options.tokenCounter.count !== 'function') {
+    throw new InvalidOptionError({ option: 'tokenCounter', message: 'expected an object with count(text)' });
+  }
+}

@@ -1,0 +1,33 @@
+import type { MessageMeasure } from './message-meter.js';
+
+/**
+ * Remembers the last prompt of each conversation (as message hashes) to report how many leading tokens a call
+ * shares with the previous one: what a provider's prompt cache can hit. Bounded LRU, in memory only.
+ */
+export class PrefixTracker {
+  private readonly last = new Map<string, readonly MessageMeasure[]>();
+
+  constructor(private readonly maxConversations = 1_000) {}
+
+  /** Stores this prompt and returns the tokens of its longest common prefix with the previous one. */
+  update(conversation: string, prompt: readonly MessageMeasure[]): number {
+    const previous = this.last.get(conversation);
+    this.last.delete(conversation);
+    this.last.set(conversation, prompt);
+    if (this.last.size > this.maxConversations) {
+      const oldest = this.last.keys().next().value;
+      if (oldest !== undefined) this.last.delete(oldest);
+    }
+    return commonPrefixTokens(previous ?? [], prompt);
+  }
+}
+
+/** Tokens of the leading messages two prompts share byte for byte. */
+export function commonPrefixTokens(previous: readonly MessageMeasure[], next: readonly MessageMeasure[]): number {
+  let tokens = 0;
+  for (let index = 0; index < Math.min(previous.length, next.length); index++) {
+    if (previous[index]?.hash !== next[index]?.hash) break;
+    tokens += next[index]?.tokens ?? 0;
+  }
+  return tokens;
+}

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+
+/** Schema of the compressed memory of a conversation; summarizers with structured output return it. */
+export const SessionStateSchema = z.object({
+  /** Hard facts, decisions, constraints, names, values, paths: kept without loss. */
+  logos: z.array(z.string()).describe('Hard facts, decisions, constraints, names, values, identifiers, file paths.'),
+  /** Tone, style, running metaphors, implicit needs. */
+  pathos: z.array(z.string()).describe('Tone, communication style, running metaphors, implicit needs.'),
+  /** Concepts the user already understands: not to be explained again. */
+  abstract: z.array(z.string()).describe('Concepts and frameworks the user already understands.'),
+  /** A two to three sentence bridge: what happened and where things stand. */
+  conversationSummary: z.string().describe('Two or three sentences: what happened and where things stand.'),
+});
+
+/** Compressed memory of the folded part of a conversation. */
+export type SessionState = z.infer<typeof SessionStateSchema>;
+
+/** A state with nothing in it. */
+export const EMPTY_SESSION_STATE: SessionState = Object.freeze({
+  logos: [],
+  pathos: [],
+  abstract: [],
+  conversationSummary: '',
+}) as SessionState;

@@ -1,0 +1,64 @@
+/** Options of one write to a store. */
+export interface StateStoreSetOptions {
+  /** Time to live in milliseconds; the store may forget the value after it. */
+  readonly ttlMs?: number;
+}
+
+/**
+ * Where compressed state is kept between calls. Values are JSON-serializable, so a store for Redis, SQLite or
+ * Postgres only needs to stringify them. Keys are content hashes: any instance that sees the same history finds it.
+ */
+export interface StateStore {
+  get(key: string): Promise<unknown | undefined>;
+  set(key: string, value: unknown, options?: StateStoreSetOptions): Promise<void>;
+}
+
+/** Options of the in-memory store. */
+export interface MemoryStateStoreOptions {
+  /**
+   * Entries kept at the most; the least recently used go first.
+   * @default 10_000
+   */
+  readonly maxEntries?: number;
+  /** Milliseconds since an arbitrary origin, for TTLs; injectable for tests. @default Date.now */
+  readonly now?: () => number;
+}
+
+/** Default bound of the in-memory store. */
+export const DEFAULT_MEMORY_STORE_MAX_ENTRIES = 10_000;
+
+/** An in-process store: a bounded LRU map with optional TTLs. The default; state is lost on restart. */
+export function memoryStateStore({
+  maxEntries = DEFAULT_MEMORY_STORE_MAX_ENTRIES,
+  now = Date.now,
+}: MemoryStateStoreOptions = {}): StateStore & { readonly size: number; clear(): void } {
+  const entries = new Map<string, { value: unknown; expiresAt: number }>();
+  return {
+    get size() {
+      return entries.size;
+    },
+    clear() {
+      entries.clear();
+    },
+    async get(key) {
+      const entry = entries.get(key);
+      if (!entry) return undefined;
+      if (entry.expiresAt <= now()) {
+        entries.delete(key);
+        return undefined;
+      }
+      entries.delete(key);
+      entries.set(key, entry);
+      return entry.value;
+    },
+    async set(key, value, options) {
+      entries.delete(key);
+      entries.set(key, { value, expiresAt: options?.ttlMs ? now() + options.ttlMs : Number.POSITIVE_INFINITY });
+      while (entries.size > maxEntries) {
+        const oldest = entries.keys().next().value;
+        if (oldest === undefined) break;
+        entries.delete(oldest);
+      }
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { type Message, toolCallIds, toolResultIds } from './transcript.js';
+
+/**
+ * Indexes where the message list may be cut: everything before the index can leave the prompt without
+ * separating a tool call from its result. A cut never lands on a tool message, and all calls made before it are
+ * answered before it.
+ */
+export function cutPoints(messages: readonly Message[]): number[] {
+  const points: number[] = [];
+  const open = new Set<string>();
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index] as Message;
+    if (index > 0 && open.size === 0 && message.role !== 'tool') points.push(index);
+    for (const id of toolCallIds(message)) open.add(id);
+    for (const id of toolResultIds(message)) open.delete(id);
+  }
+  return points;
+}
+
+/** One violation of the tool-pairing and message-shape invariants. */
+export interface PairingProblem {
+  readonly kind: 'orphan-result' | 'call-without-result' | 'empty-message' | 'result-before-call';
+  readonly messageIndex: number;
+  readonly toolCallId?: string;
+}
+
+/**
+ * Checks a message list for orphan tool results, calls without results and empty messages. Used by tests on
+ * every fixture step, and by the engine before it hands a compressed prompt back.
+ * `allowOpenCallsAtEnd` accepts calls in the final assistant message that have no result yet.
+ */
+export function findPairingProblems(
+  messages: readonly Message[],
+  { allowOpenCallsAtEnd = false } = {},
+): PairingProblem[] {
+  const problems: PairingProblem[] = [];
+  const open = new Map<string, number>();
+  const seen = new Set<string>();
+  messages.forEach((message, messageIndex) => {
+    if (message.parts.length === 0) problems.push({ kind: 'empty-message', messageIndex });
+    for (const id of toolCallIds(message)) {
+      open.set(id, messageIndex);
+      seen.add(id);
+    }
+    for (const id of toolResultIds(message)) {
+      if (open.has(id)) open.delete(id);
+      else problems.push({ kind: seen.has(id) ? 'result-before-call' : 'orphan-result', messageIndex, toolCallId: id });
+    }
+  });
+  const lastIndex = messages.length - 1;
+  for (const [toolCallId, messageIndex] of open) {
+    if (allowOpenCallsAtEnd && messageIndex === lastIndex) continue;
+    problems.push({ kind: 'call-without-result', messageIndex, toolCallId });
+  }
+  return problems;
+}
