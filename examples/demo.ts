@@ -23,7 +23,8 @@ const { values } = parseArgs({
 });
 const contextWindow = Number(values.window);
 const reserveOutputTokens = Number(values.reserve);
-if (!Number.isInteger(contextWindow) || contextWindow < 1024) throw new Error(`--window must be a whole number >= 1024, got ${values.window}`);
+if (!Number.isInteger(contextWindow) || contextWindow < 1024)
+  throw new Error(`--window must be a whole number >= 1024, got ${values.window}`);
 
 const file = values.file ?? resolve(import.meta.dirname, 'sessions/coding-agent.jsonl');
 const sessions = readSessions(file);
@@ -52,7 +53,9 @@ function printSteps(baseline: ReplayResult, compressed: ReplayResult, events: Co
       const event = events[eventIndex++];
       note = event ? `compressed (${event.trigger}): folded ${event.messagesFolded} messages` : 'compressed';
     }
-    console.log(`${pad(index + 1, 4)} ${pad(format(before), 9)} ${pad(format(step.sentTokens), 8)} ${pad(format(step.cachedTokens), 8)}  ${note}`);
+    console.log(
+      `${pad(index + 1, 4)} ${pad(format(before), 9)} ${pad(format(step.sentTokens), 8)} ${pad(format(step.cachedTokens), 8)}  ${note}`,
+    );
   });
 }
 
@@ -72,14 +75,27 @@ function summaryLine(label: string, baseline: ReplayResult, compressed: ReplayRe
 
 if (single) {
   const session = sessions[0] as (typeof sessions)[number];
-  console.log(`Replaying ${session.id} (${session.messages.length} messages) with a mock model and the offline summarizer.\n`);
+  console.log(
+    `Replaying ${session.id} (${session.messages.length} messages) with a mock model and the offline summarizer.\n`,
+  );
   const events: CompressEvent[] = [];
   const { baseline, compressed } = await replay(session, events);
   printSteps(baseline, compressed, events);
-  summaryLine(session.id, baseline, compressed, compressed.steps.length, events.filter((e) => e.messagesFolded > 0).length);
+  summaryLine(
+    session.id,
+    baseline,
+    compressed,
+    compressed.steps.length,
+    events.filter((e) => e.messagesFolded > 0).length,
+  );
 } else {
   console.log(`Replaying ${sessions.length} sessions from ${file} with a mock model and the offline summarizer.`);
-  const bar = new SingleBar({ format: '{bar} {value}/{total} sessions | {id}', hideCursor: true, noTTYOutput: true, notTTYSchedule: 5_000 });
+  const bar = new SingleBar({
+    format: '{bar} {value}/{total} sessions | {id}',
+    hideCursor: true,
+    noTTYOutput: true,
+    notTTYSchedule: 5_000,
+  });
   bar.start(sessions.length, 0, { id: '' });
   const baselines: ReplayResult['steps'][number][] = [];
   const compressedSteps: ReplayResult['steps'][number][] = [];
@@ -104,7 +120,9 @@ if (single) {
     bar.increment(1, { id: session.id });
   }
   bar.stop();
-  console.log(`\n${'session'.padEnd(48)} ${pad('calls', 5)} ${pad('without', 10)} ${pad('with', 10)} ${pad('folds', 6)}`);
+  console.log(
+    `\n${'session'.padEnd(48)} ${pad('calls', 5)} ${pad('without', 10)} ${pad('with', 10)} ${pad('folds', 6)}`,
+  );
   for (const row of rows) console.log(row);
   const baseline = { ...totals(baselines), cost: baselineCost, floor };
   const compressed = { ...totals(compressedSteps), cost: compressedCost, floor };

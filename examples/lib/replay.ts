@@ -3,6 +3,7 @@ import { generateText, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { toTranscript } from '../../adapters/ai-sdk/to-transcript.js';
 import { MessageMeter } from '../../src/message-meter.js';
+import { commonPrefixTokens } from '../../src/prefix-tracker.js';
 import { tiktokenCounter } from '../../src/token-counter.js';
 import { assistantTurns, type SessionFile, toModelMessages } from './session-file.js';
 
@@ -41,15 +42,6 @@ const meter = new MessageMeter(tiktokenCounter());
 export function measurePrompt(prompt: LanguageModelV4Prompt): Array<{ hash: string; tokens: number }> {
   const transcript = toTranscript(prompt, undefined);
   return [...transcript.system, ...transcript.messages].map((message) => meter.measure(message));
-}
-
-function commonPrefix(previous: Array<{ hash: string; tokens: number }>, next: Array<{ hash: string; tokens: number }>) {
-  let tokens = 0;
-  for (let index = 0; index < Math.min(previous.length, next.length); index++) {
-    if (previous[index]?.hash !== next[index]?.hash) break;
-    tokens += next[index]?.tokens ?? 0;
-  }
-  return tokens;
 }
 
 /** A mock model that answers every call with a fixed text and records the prompts it received. */
@@ -115,7 +107,7 @@ export async function replaySession(
     const step: ReplayStep = {
       fullTokens: sum(measurePrompt(fullPrompt)),
       sentTokens: sum(measured),
-      cachedTokens: commonPrefix(previous, measured),
+      cachedTokens: commonPrefixTokens(previous, measured),
       overheadMs: lastOverheadMs,
     };
     previous = measured;
