@@ -5,7 +5,7 @@ import { ContextCompressionError, MessageTooLargeError, SummarizerError, Unknown
 import type { CompressEvent } from './events.js';
 import { extractiveSummarizer } from './extractive-summarizer.js';
 import { fitState } from './fit-state.js';
-import { hashChain, hashString } from './hash.js';
+import { hash53, hashChain } from './hash.js';
 import { MessageMeter } from './message-meter.js';
 import {
   type CompressionOptions,
@@ -115,13 +115,13 @@ export class CompressionEngine {
     const system = this.awareness ? [...transcript.system, this.awareness] : [...transcript.system];
     const messages = transcript.messages;
     const toolsJson = transcript.tools.length > 0 ? JSON.stringify(transcript.tools) : '';
-    const toolsMeasure = { hash: hashString(toolsJson), tokens: this.meter.countText(toolsJson) };
+    const toolsMeasure = { hash: hash53(toolsJson), tokens: this.meter.countText(toolsJson) };
     const systemMeasures = system.map((message) => this.meter.measure(message));
     const fixedTokens = systemMeasures.reduce((sum, measure) => sum + measure.tokens, toolsMeasure.tokens);
 
     const measures = messages.map((message) => this.meter.measure(message));
-    const prefixHashes = [hashString(namespace)];
-    for (const measure of measures) prefixHashes.push(hashChain(prefixHashes.at(-1) as string, measure.hash));
+    const prefixHashes = [hash53(namespace)];
+    for (const measure of measures) prefixHashes.push(hashChain(prefixHashes.at(-1) as number, measure.hash));
     let latestUser = -1;
     for (let index = messages.length - 1; index >= 0 && latestUser < 0; index--) {
       if (messages[index]?.role === 'user') latestUser = index;
@@ -134,7 +134,7 @@ export class CompressionEngine {
         messageIndex: latestUser,
       });
     }
-    const anchor = measures[0]?.hash ?? 'empty';
+    const anchor = (measures[0]?.hash ?? 0).toString(36);
     const stored =
       messages.length > 1
         ? await this.records.find({ namespace, anchor, prefixHashes, maxCovered: messages.length - 1 })
@@ -187,13 +187,17 @@ export class CompressionEngine {
         const from = covered;
         const started = performance.now();
         try {
-          const state = await this.fold(prefixHashes[cut] as string, messages.slice(from, cut), record?.state);
+          const state = await this.fold(
+            `${namespace}\u0000${prefixHashes[cut]}`,
+            messages.slice(from, cut),
+            record?.state,
+          );
           summarizerMs = performance.now() - started;
           const bounded = fitState(state, Math.floor(budget * STATE_SHARE_OF_BUDGET), this.meter);
           await save({
             version: 1,
             coveredCount: cut,
-            prefixHash: prefixHashes[cut] as string,
+            prefixHash: (prefixHashes[cut] as number).toString(36),
             state: bounded,
             droppedCount: record?.droppedCount ?? 0,
           });
@@ -224,7 +228,7 @@ export class CompressionEngine {
         await save({
           version: 1,
           coveredCount: cut,
-          prefixHash: prefixHashes[cut] as string,
+          prefixHash: (prefixHashes[cut] as number).toString(36),
           state: {
             ...state,
             conversationSummary:

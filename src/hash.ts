@@ -1,10 +1,18 @@
 /**
- * A fast, synchronous, non-cryptographic 64-bit string hash (two 32-bit multiply-xorshift lanes, after cyrb53).
- * It runs in every JavaScript runtime (Node, edge, browsers) without WebCrypto's async API, and is fast enough
- * to fingerprint a 200k-token history on every call. Collisions are possible in theory; state keys also
- * carry the message count, so a collision would need equal lengths and equal 64-bit hashes.
+ * Fast, synchronous, non-cryptographic hashes (two 32-bit multiply-xorshift lanes, after cyrb53). They run in every
+ * JavaScript runtime (Node, edge, browsers) without WebCrypto's async API, and are fast enough to fingerprint a
+ * 200k-token history on every call. Hashes are 53-bit numbers so they chain and compare without building strings;
+ * state keys also carry the message count, so a collision would need equal lengths and equal hashes.
  */
-export function hashString(text: string, seed = 0): string {
+function mix(h1: number, h2: number): number {
+  let a = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  const b = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);
+  a >>>= 0;
+  return 4294967296 * (2097151 & b) + a;
+}
+
+/** A 53-bit hash of a string. */
+export function hash53(text: string, seed = 0): number {
   let h1 = 0xdeadbeef ^ seed;
   let h2 = 0x41c6ce57 ^ seed;
   for (let index = 0; index < text.length; index++) {
@@ -12,12 +20,21 @@ export function hashString(text: string, seed = 0): string {
     h1 = Math.imul(h1 ^ code, 2654435761);
     h2 = Math.imul(h2 ^ code, 1597334677);
   }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return (h2 >>> 0).toString(16).padStart(8, '0') + (h1 >>> 0).toString(16).padStart(8, '0');
+  return mix(h1, h2);
 }
 
-/** Hash of an ordered list of hashes, e.g. a message prefix. */
-export function hashChain(previous: string, next: string): string {
-  return hashString(`${previous}:${next}`);
+/** A 53-bit hash of an ordered pair of hashes, e.g. a message prefix extended by one message. */
+export function hashChain(previous: number, next: number): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (const word of [previous >>> 0, Math.floor(previous / 4294967296), next >>> 0, Math.floor(next / 4294967296)]) {
+    h1 = Math.imul(h1 ^ word, 2654435761);
+    h2 = Math.imul(h2 ^ word, 1597334677);
+  }
+  return mix(h1, h2);
+}
+
+/** A hash of a string as a short string, for keys of stores. */
+export function hashString(text: string, seed = 0): string {
+  return hash53(text, seed).toString(36);
 }

@@ -1,4 +1,4 @@
-import { hashString } from './hash.js';
+import { hash53 } from './hash.js';
 import type { TokenCounter } from './token-counter.js';
 import { type Message, type Part, stableStringify } from './transcript.js';
 
@@ -7,24 +7,16 @@ export const DEFAULT_MESSAGE_OVERHEAD_TOKENS = 4;
 
 /** Hash and token count of one message. */
 export interface MessageMeasure {
-  readonly hash: string;
+  /** A 53-bit content hash. */
+  readonly hash: number;
   readonly tokens: number;
 }
 
-function partFingerprint(part: Part): string {
-  switch (part.type) {
-    case 'text':
-    case 'reasoning':
-    case 'other':
-      return `${part.type}\u0001${part.text}`;
-    case 'file':
-      return `file\u0001${part.mediaType}\u0001${part.fingerprint}`;
-    case 'tool-call':
-      return `call\u0001${part.id}\u0001${part.name}\u0001${stableStringify(part.args)}`;
-    case 'tool-result':
-      return `result\u0001${part.callId}\u0001${part.name}\u0001${part.isError ? 1 : 0}\u0001${part.output}`;
-  }
-}
+/** Free texts and messages share one count memo; a free text's key is its hash moved to another range. */
+const hashOfText = (hash: number) => -1 - hash;
+
+/** Texts shorter than this are hashed directly; longer ones go through the per-text memo. */
+const MEMO_MIN_CHARS = 256;
 
 function partTokenText(part: Part): string {
   switch (part.type) {
@@ -47,13 +39,19 @@ function partTokenText(part: Part): string {
  * distinct content. Bounded: the least recently used entries are forgotten first.
  */
 export class MessageMeter {
-  private readonly counts = new Map<string, number>();
+  /** Token counts by content hash, in two generations: a cheap approximation of LRU without per-hit reordering. */
+  private young = new Map<number, number>();
+  private old = new Map<number, number>();
   private readonly byObject = new WeakMap<object, MessageMeasure>();
+
+  private readonly textHashes = new Map<string, number>();
+  private textHashChars = 0;
 
   constructor(
     readonly counter: TokenCounter,
     private readonly overheadTokens = DEFAULT_MESSAGE_OVERHEAD_TOKENS,
     private readonly maxEntries = 50_000,
+    private readonly maxMemoChars = 32_000_000,
   ) {}
 
   /** Hash and tokens of a message. Messages are immutable, so the result is also cached per object. */
@@ -61,8 +59,8 @@ export class MessageMeter {
     const cached = this.byObject.get(message);
     if (cached) return cached;
     let fingerprint = message.role;
-    for (const part of message.parts) fingerprint += `\u0000${partFingerprint(part)}`;
-    const hash = hashString(fingerprint);
+    for (const part of message.parts) fingerprint += `\u0000${this.partFingerprint(part)}`;
+    const hash = hash53(fingerprint);
     let tokens = this.recall(hash);
     if (tokens === undefined) {
       tokens = this.overheadTokens;
@@ -76,10 +74,48 @@ export class MessageMeter {
     return measure;
   }
 
+  private partFingerprint(part: Part): string {
+    switch (part.type) {
+      case 'text':
+      case 'reasoning':
+      case 'other':
+        return `${part.type}\u0001${this.textHash(part.text)}`;
+      case 'file':
+        return `file\u0001${part.mediaType}\u0001${part.fingerprint}`;
+      case 'tool-call':
+        return `call\u0001${part.id}\u0001${part.name}\u0001${this.textHash(stableStringify(part.args))}`;
+      case 'tool-result':
+        return `result\u0001${part.callId}\u0001${part.name}\u0001${part.isError ? 1 : 0}\u0001${this.textHash(part.output)}`;
+    }
+  }
+
+  /**
+   * Hash of a text. Long texts are memoized in a Map keyed by the text itself: the runtime hashes string keys
+   * natively and compares equal strings with a fast native comparison (instant when it is the same string, as
+   * when a framework resends the caller's messages), so a history of megabytes is not rehashed in JavaScript on
+   * every call. Bounded by entries and by total characters.
+   */
+  private textHash(text: string): number {
+    if (text.length < MEMO_MIN_CHARS) return hash53(text);
+    let hash = this.textHashes.get(text);
+    if (hash === undefined) {
+      hash = hash53(text);
+      this.textHashes.set(text, hash);
+      this.textHashChars += text.length;
+      while (this.textHashes.size > this.maxEntries || this.textHashChars > this.maxMemoChars) {
+        const oldest = this.textHashes.keys().next().value;
+        if (oldest === undefined) break;
+        this.textHashes.delete(oldest);
+        this.textHashChars -= oldest.length;
+      }
+    }
+    return hash;
+  }
+
   /** Tokens of a free text (system prompt, tool definitions), memoized by hash. */
   countText(text: string): number {
     if (text.length === 0) return 0;
-    const hash = `t:${hashString(text)}`;
+    const hash = hashOfText(this.textHash(text));
     let tokens = this.recall(hash);
     if (tokens === undefined) {
       tokens = this.counter.count(text);
@@ -88,20 +124,19 @@ export class MessageMeter {
     return tokens;
   }
 
-  private recall(hash: string): number | undefined {
-    const tokens = this.counts.get(hash);
-    if (tokens !== undefined) {
-      this.counts.delete(hash);
-      this.counts.set(hash, tokens);
-    }
-    return tokens;
+  private recall(hash: number): number | undefined {
+    const young = this.young.get(hash);
+    if (young !== undefined) return young;
+    const old = this.old.get(hash);
+    if (old !== undefined) this.remember(hash, old);
+    return old;
   }
 
-  private remember(hash: string, tokens: number): void {
-    this.counts.set(hash, tokens);
-    if (this.counts.size > this.maxEntries) {
-      const oldest = this.counts.keys().next().value;
-      if (oldest !== undefined) this.counts.delete(oldest);
+  private remember(hash: number, tokens: number): void {
+    this.young.set(hash, tokens);
+    if (this.young.size >= this.maxEntries / 2) {
+      this.old = this.young;
+      this.young = new Map();
     }
   }
 }

@@ -53,13 +53,15 @@ export class StateRecords {
   }: {
     namespace: string;
     anchor: string;
-    prefixHashes: readonly string[];
+    prefixHashes: readonly number[];
     maxCovered: number;
   }): Promise<StateRecord | undefined> {
     const index = IndexSchema.safeParse(await this.store.get(this.indexKey(namespace, anchor)));
     if (!index.success) return undefined;
     const candidates = index.data
-      .filter((cut) => cut.coveredCount <= maxCovered && prefixHashes[cut.coveredCount] === cut.prefixHash)
+      .filter(
+        (cut) => cut.coveredCount <= maxCovered && prefixHashes[cut.coveredCount]?.toString(36) === cut.prefixHash,
+      )
       .sort((a, b) => b.coveredCount - a.coveredCount);
     for (const cut of candidates) {
       const record = StateRecordSchema.safeParse(

@@ -2,7 +2,7 @@ import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { generateText, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { toTranscript } from '../../adapters/ai-sdk/to-transcript.js';
-import { MessageMeter } from '../../src/message-meter.js';
+import { type MessageMeasure, MessageMeter } from '../../src/message-meter.js';
 import { commonPrefixTokens } from '../../src/prefix-tracker.js';
 import { tiktokenCounter } from '../../src/token-counter.js';
 import { assistantTurns, type SessionFile, toModelMessages } from './session-file.js';
@@ -39,7 +39,7 @@ export interface ReplayResult {
 const meter = new MessageMeter(tiktokenCounter());
 
 /** Message hashes and tokens of a prompt as the provider would receive it. */
-export function measurePrompt(prompt: LanguageModelV4Prompt): Array<{ hash: string; tokens: number }> {
+export function measurePrompt(prompt: LanguageModelV4Prompt): MessageMeasure[] {
   const transcript = toTranscript(prompt, undefined);
   return [...transcript.system, ...transcript.messages].map((message) => meter.measure(message));
 }
@@ -100,7 +100,7 @@ export async function replaySession(
   });
   let lastOverheadMs = 0;
   const steps: ReplayStep[] = [];
-  let previous: Array<{ hash: string; tokens: number }> = [];
+  let previous: MessageMeasure[] = [];
   for (const end of assistantTurns(messages)) {
     await generateText({ model, instructions, messages: messages.slice(0, end) });
     const measured = measurePrompt(mock.doGenerateCalls.at(-1)?.prompt as LanguageModelV4Prompt);

@@ -1,0 +1,157 @@
+/**
+ * `npm run bench`: speed and cost figures of the middleware, with mock models (no network).
+ * 1. Overhead per call in steady state (nothing to compress) on a 1,000-message, ~200k-token history.
+ * 2. Overhead of a call that compresses, with the offline summarizer.
+ * 3. Input tokens and cache-priced cost over the fixture trajectories at a 16k and a 200k window.
+ */
+import { resolve } from 'node:path';
+import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { MockLanguageModelV4 } from 'ai/test';
+import { contextCompression, withContextCompression } from '../adapters/ai-sdk/index.js';
+import { type ReplayResult, replaySession, totals } from '../examples/lib/replay.js';
+import { fixturesDir, readSessions } from '../examples/lib/session-file.js';
+import { MessageMeter } from '../src/message-meter.js';
+import { tiktokenCounter } from '../src/token-counter.js';
+
+const model = new MockLanguageModelV4({ modelId: 'bench-model' });
+const words =
+  'the deploy pipeline reads config from src/config/app.ts and retries 3 times before it fails with TimeoutError'.split(
+    ' ',
+  );
+
+function sentence(seed: number, length: number): string {
+  let text = '';
+  for (let index = 0; index < length; index++) text += `${words[(seed * 7 + index * 13) % words.length]} `;
+  return text;
+}
+
+/** A synthetic agent history: user turns, assistant turns with tool calls, tool results. */
+function history(messages: number, tokensPerMessage: number): LanguageModelV4Prompt {
+  const prompt: LanguageModelV4Prompt = [{ role: 'system', content: 'You are a careful coding agent.' }];
+  for (let index = 0; prompt.length <= messages; index++) {
+    const text = sentence(index, Math.round(tokensPerMessage * 0.9));
+    prompt.push({ role: 'user', content: [{ type: 'text', text: `Step ${index}: ${text}` }] });
+    prompt.push({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `Looking at step ${index}.` },
+        {
+          type: 'tool-call',
+          toolCallId: `call-${index}`,
+          toolName: 'read_file',
+          input: { path: `src/module${index}.ts` },
+        },
+      ],
+    });
+    prompt.push({
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: `call-${index}`,
+          toolName: 'read_file',
+          output: { type: 'text', value: text },
+        },
+      ],
+    });
+    prompt.push({
+      role: 'assistant',
+      content: [{ type: 'text', text: `Done with step ${index}: ${text.slice(0, 200)}` }],
+    });
+  }
+  return prompt.slice(0, messages + 1);
+}
+
+/** Fresh message objects with the same content, as the AI SDK builds for every call. */
+const fresh = (prompt: LanguageModelV4Prompt): LanguageModelV4Prompt =>
+  prompt.map(
+    (message) =>
+      ({
+        ...message,
+        content: Array.isArray(message.content) ? message.content.map((part) => ({ ...part })) : message.content,
+      }) as typeof message,
+  );
+
+const percentile = (values: number[], share: number) =>
+  [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) * share)] ?? 0;
+const format = (value: number) => Math.round(value).toLocaleString('en-US');
+
+async function transform(middleware: ReturnType<typeof contextCompression>, prompt: LanguageModelV4Prompt) {
+  const params: LanguageModelV4CallOptions = { prompt };
+  const started = performance.now();
+  await middleware.transformParams?.({ type: 'generate', params, model });
+  return performance.now() - started;
+}
+
+async function steadyState() {
+  const full = history(1_000, 260);
+  const meter = new MessageMeter(tiktokenCounter());
+  const tokens = full.reduce((sum, message) => sum + meter.countText(JSON.stringify(message.content)), 0);
+  const middleware = contextCompression({ contextWindow: 1_000_000 });
+  const first = await transform(middleware, fresh(full.slice(0, 900)));
+  const times: number[] = [];
+  for (let end = 901; end <= full.length; end++) times.push(await transform(middleware, fresh(full.slice(0, end))));
+  console.log('1. Steady state (no compression needed), 1,000 messages, ~%s tokens', format(tokens));
+  console.log(`   first call (cold: tokenizes everything): ${first.toFixed(1)} ms`);
+  console.log(
+    `   per call after that (one new message each): median ${percentile(times, 0.5).toFixed(2)} ms, p95 ${percentile(times, 0.95).toFixed(2)} ms over ${times.length} calls (target: median <= 2 ms)`,
+  );
+}
+
+async function compressingCall() {
+  const full = history(1_000, 260);
+  const times: number[] = [];
+  const warm = contextCompression({ contextWindow: 1_000_000 });
+  await transform(warm, fresh(full));
+  for (let run = 0; run < 15; run++) {
+    const middleware = contextCompression({ contextWindow: 128_000 });
+    times.push(await transform(middleware, fresh(full)));
+  }
+  console.log('\n2. A call that compresses (1,000 messages into a 128k window, offline summarizer, tokenizer warm)');
+  console.log(
+    `   median ${percentile(times, 0.5).toFixed(1)} ms, p95 ${percentile(times, 0.95).toFixed(1)} ms over ${times.length} runs`,
+  );
+}
+
+async function fixtures() {
+  const dir = fixturesDir();
+  if (!dir) {
+    console.log('\n3. Fixture trajectories: skipped, ../shared/fixtures is not beside this checkout');
+    return;
+  }
+  const sessions = readSessions(resolve(dir, 'trajectories.jsonl'));
+  console.log(`\n3. ${sessions.length} fixture trajectories replayed step by step (one call per assistant turn)`);
+  console.log(
+    '   cost = cache-priced input (cache read 0.1x, write 1.25x; cached = common prefix with the previous call)',
+  );
+  console.log('   floor = every token written once at 1.25x\n');
+  console.log(
+    `   ${'window'.padEnd(7)} ${'system'.padEnd(16)} ${'input tokens'.padStart(13)} ${'peak'.padStart(7)} ${'over window'.padStart(11)} ${'prefix reuse'.padStart(12)} ${'cost / floor'.padStart(12)}`,
+  );
+  for (const contextWindow of [200_000, 16_000]) {
+    for (const system of ['no compression', 'compression'] as const) {
+      const steps: ReplayResult['steps'][number][] = [];
+      let cost = 0;
+      let floor = 0;
+      for (const session of sessions) {
+        const result = await replaySession(session, (mock) =>
+          system === 'compression' ? withContextCompression(mock, { contextWindow, reserveOutputTokens: 2_000 }) : mock,
+        );
+        steps.push(...result.steps);
+        cost += result.cost;
+        floor += result.floor;
+      }
+      const total = totals(steps);
+      const peak = Math.max(...steps.map((step) => step.sentTokens));
+      const over = steps.filter((step) => step.sentTokens > contextWindow - 2_000).length;
+      console.log(
+        `   ${`${contextWindow / 1000}k`.padEnd(7)} ${system.padEnd(16)} ${format(total.sentTokens).padStart(13)} ${format(peak).padStart(7)} ${String(over).padStart(11)} ${`${(total.prefixReuse * 100).toFixed(1)}%`.padStart(12)} ${`${(cost / floor).toFixed(2)}x`.padStart(12)}`,
+      );
+    }
+  }
+}
+
+console.log(`context-compression benchmark, node ${process.version}\n`);
+await steadyState();
+await compressingCall();
+await fixtures();
