@@ -1,6 +1,8 @@
 import { InvalidOptionError } from './errors.js';
+import { SPEAKER_LABEL, sentences, signalScore, TEST_SUMMARY, worthKeeping } from './fact-signals.js';
 import { entryTokens, type MergeSessionStateOptions, mergeSessionStates } from './merge-session-state.js';
 import type { SessionState } from './session-state.js';
+import { definedTerms, pathosOf } from './style-signals.js';
 import type { Summarizer } from './summarizer.js';
 import { type Message, type Role, stableStringify } from './transcript.js';
 
@@ -26,56 +28,6 @@ export const DEFAULT_EXTRACTIVE_SUMMARIZER_OPTIONS = Object.freeze({
   maxChars: 12_000,
 });
 
-const MONTH =
-  'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?';
-/** Fact signals and their weights; a sentence scores the sum of the signals it carries, each counted once. */
-const SIGNALS: readonly (readonly [number, RegExp])[] = [
-  [1, /\d/],
-  [
-    2,
-    new RegExp(
-      `\\b(?:\\d{4}-\\d{2}-\\d{2}|\\d{1,2}/\\d{1,2}/\\d{2,4}|(?:${MONTH})\\.? \\d{1,2}|\\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:${MONTH})|` +
-        '(?:january|february|april|june|july|august|september|october|november|december)|(?:mon|tues|wednes|thurs|fri|satur|sun)day|' +
-        'yesterday|tomorrow|tonight|(?:last|next|this) (?:week|weekend|month|year|summer|winter|spring|fall)|\\d+ (?:days?|weeks?|months?|years?) ago|(?:19|20)\\d{2})\\b',
-      'i',
-    ),
-  ],
-  [1, /\b\d{1,2}:\d{2}\b|\b\d{1,2} ?(?:am|pm)\b/i],
-  [2, /[$€£¥] ?\d|\b\d+(?:[.,]\d+)? ?(?:usd|eur|gbp|dollars?|euros?|bucks|k)\b/i],
-  [
-    2,
-    /\b[A-Za-z][A-Za-z0-9]*_\w+|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z0-9]+[A-Z]\w*|\b[A-Z]{2,}-?\d+\b|\b(?=\w{4})[A-Za-z]+\d+\w*|[0-9a-f]{8}-[0-9a-f]{4}-|`[^`\n]{1,80}`/,
-  ],
-  [
-    2,
-    /(?:^|[\s(`'"=:])(?:\.{1,2}|~)?\/[\w.-]+|\b[\w.-]+(?:\/[\w.-]+){2,}|\b[\w-]+(?:\/[\w.-]+)*\.(?:py|ts|tsx|js|jsx|mjs|cjs|json|md|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|ya?ml|toml|txt|sh|sql|css|scss|html|lock|cfg|ini|env|csv|ipynb|xml|proto|vue)\b/,
-  ],
-  [2, /\b(?:https?|ftp):\/\/[^\s<>"']+|\bwww\.[\w-]+\.\w/i],
-  [2, /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+/],
-  [
-    2,
-    /\b(?:must(?:n['’]t)?(?!['’]ve| have been| be (?:so|really|awesome|great|nice|hard|tough|fun|amazing|cool))|never|always|don['’]?t|do not|required?|requires|requirement|constraints?|mandatory|should(?:n['’]t| not)|make sure|ensure|avoid|forbidden|not allowed|at (?:least|most)|no more than)\b/i,
-  ],
-  [
-    2,
-    /\b(?:decided|decide to|decision|we(?:['’]ll| will| are going to) (?:use|go with|switch|build|add|move|implement|ship|deploy|keep)|let['’]?s (?:use|go with|switch|call|name|stick with)|agreed|agree to|chose|chosen|going with|settled on|opted|switch(?:ed)? to|plan is|will use)\b/i,
-  ],
-  [
-    2,
-    /\w*(?:Error|Exception)\b|\b(?:errors?|failed|failing|failure|fails|traceback|fatal|panic|segmentation fault|exit (?:code|status) [1-9]\d*|ENOENT|EACCES|not found|permission denied|refused|timed out)\b/i,
-  ],
-  // What a speaker says about their own life, work or plans ("I'm starting a dance studio"): a weak signal alone.
-  [
-    1,
-    /\b(?:I|I['’]m|I['’]ve|we|we['’]re|my|our)\b[^.?!]{0,40}?\b(?:started|starting|going to|gonna|planning|plan to|working (?:on|at|as)|work (?:on|at|as)|bought|joined|moved|lost|finished|building|researching|signed up|adopted|live in|studying|launched|opened|graduated)\b/i,
-  ],
-];
-const TEST_SUMMARY =
-  /\b\d+ (?:passed|failed|errors?|skipped|tests?|failures?|xfailed|xpassed|warnings?)\b|^(?:OK|FAILED|PASSED|FAIL|PASS)\b|\bTests?: +\d/;
-const HASH = /\b[0-9a-f]{7,64}\b/gi;
-const NOT_NAMES = new Set(['I', "I'm", "I've", "I'll", "I'd", 'I’m', 'I’ve', 'I’ll', 'I’d', 'OK', 'Ok']);
-const SPEAKER_LABEL = /^([A-Z][\w'’-]*(?: [A-Z][\w'’-]*)?):\s+/;
-const SENTENCE_BREAK = /(?<=[.!?…]["'”’)\]]?)\s+(?=["'“([]?[A-Z0-9])/;
 const SOURCE_WEIGHT = { text: 1, tool: 0.7, code: 0.5, reasoning: 0.5 } as const;
 const SUMMARY_SNIPPET_CHARS = 160;
 
@@ -188,41 +140,6 @@ function repeatedSpeakerLabels(messages: readonly Message[]): Set<string> {
   return repeated;
 }
 
-function* sentences(text: string): Generator<[string, boolean]> {
-  let inCode = false;
-  for (const rawLine of text.split('\n')) {
-    const line = rawLine.trim();
-    if (line.startsWith('```')) inCode = !inCode;
-    else if (line !== '' && inCode) yield [line, true];
-    else if (line !== '') for (const sentence of line.split(SENTENCE_BREAK)) yield [sentence, false];
-  }
-}
-
-function signalScore(text: string, ignoredNames: ReadonlySet<string> = NOT_NAMES): number {
-  let score = 0;
-  for (const [weight, pattern] of SIGNALS) if (pattern.test(text)) score += weight;
-  const words = text.split(/\s+/);
-  for (let index = 1; index < words.length; index++) {
-    const word = (words[index] as string).replace(/^["'“(]+/, '');
-    const bare = word.replace(/[^\w'’]+$/, '').replace(/['’]s$/, '');
-    const isName = /^(?:[A-Z][a-z'’]+|[A-Z]{2,})\b/.test(word) && !NOT_NAMES.has(bare) && !ignoredNames.has(bare);
-    if (isName && !/[.!?:]$/.test(words[index - 1] as string)) {
-      score += 1;
-      break;
-    }
-  }
-  for (const match of text.matchAll(HASH)) {
-    if (/\d/.test(match[0]) && /[a-f]/i.test(match[0])) return score + 2;
-  }
-  return score;
-}
-
-/** Score of a sentence, or 0 for chit-chat: no signal, or a lone weak one in a sentence of three words or fewer. */
-function worthKeeping(sentence: string, speakerNames: ReadonlySet<string>): number {
-  const score = signalScore(sentence, speakerNames);
-  return score >= 2 || (score === 1 && sentence.split(/\s+/).length > 3) ? score : 0;
-}
-
 function toolLines(output: string, maxLines: number, cut: (text: string) => string) {
   const kept: { text: string; score: number; order: number }[] = [];
   let total = 0;
@@ -267,60 +184,6 @@ function selectLogos(candidates: readonly Candidate[], maxLogos: number): string
     .slice(0, maxLogos)
     .sort((left, right) => left.order - right.order)
     .map((candidate) => candidate.text);
-}
-
-const PATHOS_RULES: readonly (readonly [string, (texts: readonly string[]) => boolean])[] = [
-  [
-    'User asks for brief, concise answers.',
-    anyMatch(/\b(?:be (?:brief|concise)|keep it short|short answers?|tl;?dr|too long|less verbose|just the code)\b/i),
-  ],
-  [
-    'User is frustrated that things do not work; be direct.',
-    anyMatch(
-      /\b(?:still (?:not|doesn['’]?t|isn['’]?t|broken|failing)|wtf|ugh|annoying|frustrat\w*|not working|doesn['’]?t work)\b|[!?]{3,}/i,
-    ),
-  ],
-  [
-    'User is under time pressure.',
-    anyMatch(/\b(?:urgent(?:ly)?|asap|right now|immediately|hurry|deadline|as soon as possible)\b/i),
-  ],
-  ['User is polite and appreciative.', (texts) => share(texts, /\b(?:please|thanks|thank you|appreciate)\b/i) >= 0.3],
-  ['User asks many questions.', (texts) => texts.length >= 3 && share(texts, /\?/) >= 0.5],
-  ['User writes with enthusiasm (many exclamations).', (texts) => texts.length >= 3 && share(texts, /!/) >= 0.5],
-  ['User writes short messages.', (texts) => texts.length >= 3 && texts.join('').length / texts.length < 80],
-];
-
-function anyMatch(pattern: RegExp) {
-  return (texts: readonly string[]) => texts.some((text) => pattern.test(text));
-}
-
-function share(texts: readonly string[], pattern: RegExp): number {
-  return texts.length === 0 ? 0 : texts.filter((text) => pattern.test(text)).length / texts.length;
-}
-
-function pathosOf(userTexts: readonly string[]): string[] {
-  return PATHOS_RULES.filter(([, applies]) => applies(userTexts))
-    .slice(0, 3)
-    .map(([entry]) => entry);
-}
-
-const DEFINITIONS = [
-  /\bby ["“`]?([^"”`,.;:]{2,40}?)["”`]?,? I mean\b/i,
-  /["“`]([^"”`\n]{2,40})["”`],? (?:means|stands for|is short for|refers to|is what I call)\b/i,
-  /\b([A-Z][A-Z0-9]{1,7}) (?:means|stands for|is short for)\b/,
-  /\b(?:I|we) call (?:it|this|that|them) ["“`]?([^"”`,.;:!?\n]{2,40})/i,
-];
-
-function definedTerms(userTexts: readonly string[], cut: (text: string) => string): string[] {
-  const terms: string[] = [];
-  for (const text of userTexts) {
-    for (const [sentence] of sentences(text)) {
-      const term = DEFINITIONS.map((pattern) => pattern.exec(sentence)?.[1]).find(Boolean);
-      if (term) terms.push(`User's term "${term.trim()}": ${cut(sentence)}`);
-      if (terms.length === 5) return terms;
-    }
-  }
-  return terms;
 }
 
 function summaryOf(counts: Record<Role, number>, first: string, latest: string, previous: SessionState | undefined) {
