@@ -5,10 +5,12 @@ import { ContextCompressionError, MessageTooLargeError, SummarizerError, Unknown
 import type { CompressEvent } from './events.js';
 import { extractiveSummarizer } from './extractive-summarizer.js';
 import { fitState } from './fit-state.js';
+import { FoldLayout } from './fold-layout.js';
 import { hash53, hashChain } from './hash.js';
 import { MessageMeter } from './message-meter.js';
 import {
   type CompressionOptions,
+  checkReserve,
   DEFAULT_COMPRESS_AT,
   DEFAULT_COMPRESS_TO,
   DEFAULT_HARD_LIMIT,
@@ -27,7 +29,6 @@ import { type StateRecord, StateRecords } from './state-records.js';
 import { memoryStateStore } from './state-store.js';
 import { type Summarizer, toSummarizer } from './summarizer.js';
 import { tiktokenCounter } from './token-counter.js';
-import { cutPoints } from './tool-pairs.js';
 import type { Message, Transcript } from './transcript.js';
 import { truncateOversizedResults } from './truncate-tool-result.js';
 
@@ -57,7 +58,10 @@ export interface CompressOutput {
   readonly event: CompressEvent | undefined;
 }
 
+/** Largest share of the budget the session state may take. */
 const STATE_SHARE_OF_BUDGET = 0.25;
+/** After a summarizer failure, a conversation waits this many new messages before the summarizer is tried again. */
+export const SUMMARIZER_RETRY_AFTER_MESSAGES = 4;
 
 /**
  * The framework-free engine: counts, loads the stored state for this history, decides, folds, and assembles
@@ -70,6 +74,8 @@ export class CompressionEngine {
   private readonly records: StateRecords;
   private readonly prefixes = new PrefixTracker();
   private readonly inFlight = new Map<string, Promise<SessionState>>();
+  /** Conversations whose summarizer failed, with the message count from which it is tried again. */
+  private readonly failures = new Map<string, number>();
   private readonly awareness: Message | undefined;
 
   constructor(private readonly options: CompressionOptions = {}) {
@@ -88,6 +94,7 @@ export class CompressionEngine {
     const contextWindow = this.options.contextWindow ?? lookupContextWindow(modelId);
     if (contextWindow === undefined) throw new UnknownContextWindowError({ modelId });
     const reserve = this.options.reserveOutputTokens ?? Math.min(DEFAULT_RESERVE_OUTPUT_TOKENS, contextWindow / 4);
+    checkReserve(contextWindow, reserve);
     return contextWindow - reserve;
   }
 
@@ -109,6 +116,7 @@ export class CompressionEngine {
     const compressAt = limit(this.options.compressAt ?? DEFAULT_COMPRESS_AT);
     const compressTo = limit(this.options.compressTo ?? DEFAULT_COMPRESS_TO);
     const hardLimit = limit(this.options.hardLimit ?? DEFAULT_HARD_LIMIT);
+    const percent = (tokens: number) => `${Math.round(((tokens * ratio) / budget) * 100)}%`;
     const maxResultTokens = this.options.maxToolResultTokens ?? Math.floor(budget * DEFAULT_MAX_TOOL_RESULT_SHARE);
     const namespace = [this.options.namespace ?? '', callNamespace ?? ''].join('\u0000');
 
@@ -122,69 +130,56 @@ export class CompressionEngine {
     const measures = messages.map((message) => this.meter.measure(message));
     const prefixHashes = [hash53(namespace)];
     for (const measure of measures) prefixHashes.push(hashChain(prefixHashes.at(-1) as number, measure.hash));
-    let latestUser = -1;
-    for (let index = messages.length - 1; index >= 0 && latestUser < 0; index--) {
-      if (messages[index]?.role === 'user') latestUser = index;
-    }
+    const latestUser = messages.findLastIndex((message) => message.role === 'user');
     const latestUserTokens = latestUser >= 0 ? (measures[latestUser]?.tokens ?? 0) : 0;
-    if (latestUserTokens > budget) {
+    if (latestUserTokens * ratio > budget) {
       throw new MessageTooLargeError({
-        messageTokens: latestUserTokens,
+        messageTokens: Math.round(latestUserTokens * ratio),
         budgetTokens: budget,
         messageIndex: latestUser,
       });
     }
     const anchor = (measures[0]?.hash ?? 0).toString(36);
+    const conversation = `${namespace}\u0000${anchor}`;
     const stored =
       messages.length > 1
         ? await this.records.find({ namespace, anchor, prefixHashes, maxCovered: messages.length - 1 })
         : undefined;
 
     const kept = truncateOversizedResults(messages, measures, maxResultTokens, this.meter);
-    const suffix = new Array<number>(messages.length + 1).fill(0);
-    for (let index = messages.length - 1; index >= 0; index--) {
-      suffix[index] = (suffix[index + 1] as number) + (kept.tokens[index] as number);
-    }
-    const pairTokens = (state: SessionState | undefined) =>
+    const layout = new FoldLayout(messages, kept.tokens, fixedTokens);
+    const stateTokens = (state: SessionState | undefined) =>
       state
         ? sessionStateMessages(state, this.acknowledgement).reduce((sum, m) => sum + this.meter.measure(m).tokens, 0)
         : 0;
-    const pinnedTokens = (covered: number) => (latestUser >= 0 && latestUser < covered ? latestUserTokens : 0);
-    const total = (covered: number, state: SessionState | undefined) =>
-      fixedTokens + pairTokens(state) + pinnedTokens(covered) + (suffix[covered] as number);
 
     let record: StateRecord | undefined = stored;
-    let covered = stored?.coveredCount ?? 0;
+    const covered = () => record?.coveredCount ?? 0;
+    const total = () => layout.total(covered(), stateTokens(record?.state));
+    const save = async (next: StateRecord) => {
+      record = next;
+      await this.records.save({ namespace, anchor, record: next });
+    };
     const decisions: CompressionDecision[] = [];
-    const tokensBefore = total(covered, record?.state);
+    const tokensBefore = total();
     let messagesFolded = 0;
     let messagesDropped = 0;
     let summarizerMs = 0;
+    let failure: SummarizerError | undefined;
 
-    const cuts = cutPoints(messages).filter((cut) => cut < messages.length);
-    const chooseCut = (stateTokens: number): number | undefined => {
-      const candidates = cuts.filter((cut) => cut > covered);
-      if (force && candidates.length > 0) {
-        const beforeLatestUser = candidates.filter((cut) => cut <= latestUser);
-        return (beforeLatestUser.length > 0 ? beforeLatestUser : candidates).at(-1);
-      }
-      const fits = candidates.find(
-        (cut) => fixedTokens + stateTokens + pinnedTokens(cut) + (suffix[cut] as number) <= compressTo,
-      );
-      return fits ?? candidates.at(-1);
-    };
-
-    const save = async (next: StateRecord) => {
-      record = next;
-      covered = next.coveredCount;
-      await this.records.save({ namespace, anchor, record: next });
-    };
-
-    if (force || tokensBefore > compressAt) {
-      const previousTokens = pairTokens(record?.state);
-      const cut = chooseCut(previousTokens + Math.min(budget * 0.1, (suffix[covered] as number) * 0.15));
+    const retryAfter = this.failures.get(conversation);
+    const backingOff = retryAfter !== undefined && messages.length < retryAfter;
+    if ((force || tokensBefore > compressAt) && !backingOff) {
+      const from = covered();
+      const previousTokens = stateTokens(record?.state);
+      const growth = Math.min(budget * 0.1, layout.total(from, 0) * 0.15);
+      const cut = layout.chooseCut({
+        covered: from,
+        stateTokens: previousTokens + growth,
+        targetTokens: compressTo,
+        force,
+      });
       if (cut !== undefined) {
-        const from = covered;
         const started = performance.now();
         try {
           const state = await this.fold(
@@ -193,14 +188,14 @@ export class CompressionEngine {
             record?.state,
           );
           summarizerMs = performance.now() - started;
-          const bounded = fitState(state, Math.floor(budget * STATE_SHARE_OF_BUDGET), this.meter);
           await save({
             version: 1,
             coveredCount: cut,
             prefixHash: (prefixHashes[cut] as number).toString(36),
-            state: bounded,
+            state: fitState(state, Math.floor((budget * STATE_SHARE_OF_BUDGET) / ratio), this.meter),
             droppedCount: record?.droppedCount ?? 0,
           });
+          this.failures.delete(conversation);
           messagesFolded = cut - from;
           decisions.push({
             trigger: force ? 'forced' : 'budget',
@@ -208,21 +203,22 @@ export class CompressionEngine {
             confidence: 1,
             details: force
               ? `folded ${cut - from} messages on request`
-              : `prompt at ${Math.round((tokensBefore / budget) * ratio * 100)}% of the budget passed the ${Math.round((compressAt / budget) * ratio * 100)}% threshold; folded ${cut - from} messages into the session state`,
+              : `prompt at ${percent(tokensBefore)} of the budget passed the ${percent(compressAt)} threshold; folded ${cut - from} messages into the session state`,
           });
         } catch (error) {
           summarizerMs = performance.now() - started;
           if (!SummarizerError.isInstance(error)) throw error;
-          const over = total(covered, record?.state) > hardLimit;
-          this.options.onError?.({ error, fallback: over ? 'dropped-oldest-turns' : 'sent-uncompressed' });
+          this.failures.set(conversation, messages.length + SUMMARIZER_RETRY_AFTER_MESSAGES);
+          if (this.failures.size > 1_000) this.failures.delete(this.failures.keys().next().value as string);
+          failure = error;
         }
       }
     }
 
-    if (total(covered, record?.state) > hardLimit) {
-      const from = covered;
+    if (total() > hardLimit) {
+      const from = covered();
       const state = record?.state ?? EMPTY_SESSION_STATE;
-      const cut = chooseCut(pairTokens(state) + 64);
+      const cut = layout.chooseCut({ covered: from, stateTokens: stateTokens(state) + 64, targetTokens: compressTo });
       if (cut !== undefined) {
         const dropped = cut - from;
         await save({
@@ -241,25 +237,31 @@ export class CompressionEngine {
           trigger: 'hard-limit',
           scope: { kind: 'messages', from, to: cut },
           confidence: 1,
-          details: `prompt over the hard limit of ${Math.round((hardLimit / budget) * ratio * 100)}% of the budget; dropped the oldest ${dropped} messages`,
+          details: `prompt over the hard limit of ${percent(hardLimit)} of the budget; dropped the oldest ${dropped} messages without a summary`,
         });
       }
-      if (total(covered, record?.state) > hardLimit) {
-        this.options.onError?.({
-          error: new ContextCompressionError({
-            name: 'HardLimitError',
-            message: `The prompt stays above the hard limit (${Math.round(total(covered, record?.state))} of ${Math.round(hardLimit)} tokens) after compression: the latest turn alone is too large.`,
-          }),
-          fallback: 'over-hard-limit',
-        });
-      }
+    }
+    if (failure)
+      this.options.onError?.({
+        error: failure,
+        fallback: messagesDropped > 0 ? 'dropped-oldest-turns' : 'sent-uncompressed',
+      });
+    if (total() > hardLimit) {
+      this.options.onError?.({
+        error: new ContextCompressionError({
+          name: 'HardLimitError',
+          message: `The prompt stays above the hard limit (${Math.round(total() * ratio)} of ${Math.round(hardLimit * ratio)} tokens) after compression: what is left cannot be folded (the current turn, the pinned user message and the state).`,
+        }),
+        fallback: 'over-hard-limit',
+      });
     }
 
     const output: Message[] = [];
     if (record) output.push(...sessionStateMessages(record.state, this.acknowledgement));
-    if (latestUser >= 0 && latestUser < covered) output.push(messages[latestUser] as Message);
-    for (let index = covered; index < messages.length; index++) output.push(kept.messages[index] as Message);
-    const estimatedTokens = total(covered, record?.state);
+    const pinned = layout.pinned(covered());
+    if (pinned >= 0) output.push(messages[pinned] as Message);
+    for (let index = covered(); index < messages.length; index++) output.push(kept.messages[index] as Message);
+    const estimatedTokens = total();
 
     if (kept.truncated > 0) {
       decisions.push({
@@ -269,7 +271,7 @@ export class CompressionEngine {
         details: `${kept.truncated} tool results over ${maxResultTokens} tokens shortened head-and-tail`,
       });
     }
-    const cacheablePrefixTokens = this.prefixes.update(`${namespace}\u0000${anchor}`, [
+    const cacheablePrefixTokens = this.prefixes.update(conversation, [
       toolsMeasure,
       ...systemMeasures,
       ...output.map((message) => this.meter.measure(message)),

@@ -97,36 +97,60 @@ export function validateOptions(options: CompressionOptions): void {
   const compressAt = options.compressAt ?? DEFAULT_COMPRESS_AT;
   const compressTo = options.compressTo ?? DEFAULT_COMPRESS_TO;
   const hardLimit = options.hardLimit ?? DEFAULT_HARD_LIMIT;
-  if (!(compressTo < compressAt && compressAt < hardLimit)) {
+  if (!(compressTo < compressAt)) {
     throw new InvalidOptionError({
       option: 'compressTo',
-      message: `expected compressTo < compressAt < hardLimit, got ${compressTo}, ${compressAt}, ${hardLimit}`,
+      message: `must be below compressAt (${compressAt}), got ${compressTo}`,
+    });
+  }
+  if (!(compressAt < hardLimit)) {
+    throw new InvalidOptionError({
+      option: 'compressAt',
+      message: `must be below hardLimit (${hardLimit}), got ${compressAt}`,
     });
   }
   if (options.contextWindow !== undefined && options.reserveOutputTokens !== undefined) {
-    if (options.reserveOutputTokens >= options.contextWindow / 2) {
-      throw new InvalidOptionError({
-        option: 'reserveOutputTokens',
-        message: `must be less than half of contextWindow (${options.contextWindow}), got ${options.reserveOutputTokens}`,
-      });
-    }
+    checkReserve(options.contextWindow, options.reserveOutputTokens);
   }
-  for (const name of ['summarizer', 'onCompress', 'onError'] as const) {
-    const value = options[name];
-    if (value !== undefined && typeof value !== 'function' && (name !== 'summarizer' || typeof value !== 'object')) {
+  for (const name of ['onCompress', 'onError'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function') {
       throw new InvalidOptionError({ option: name, message: 'expected a function' });
     }
   }
+  const { summarizer, store, tokenCounter } = options;
   if (
-    options.store !== undefined &&
-    (typeof options.store.get !== 'function' || typeof options.store.set !== 'function')
+    summarizer !== undefined &&
+    typeof summarizer !== 'function' &&
+    (typeof summarizer !== 'object' || summarizer === null || typeof summarizer.summarize !== 'function')
+  ) {
+    throw new InvalidOptionError({
+      option: 'summarizer',
+      message: 'expected a model, an object with summarize({ messages, previous, abortSignal }), or an async function',
+    });
+  }
+  if (
+    store !== undefined &&
+    (typeof store !== 'object' || store === null || typeof store.get !== 'function' || typeof store.set !== 'function')
   ) {
     throw new InvalidOptionError({
       option: 'store',
       message: 'expected an object with async get(key) and set(key, value)',
     });
   }
-  if (options.tokenCounter !== undefined && typeof options.tokenCounter.count !== 'function') {
+  if (
+    tokenCounter !== undefined &&
+    (typeof tokenCounter !== 'object' || tokenCounter === null || typeof tokenCounter.count !== 'function')
+  ) {
     throw new InvalidOptionError({ option: 'tokenCounter', message: 'expected an object with count(text)' });
+  }
+}
+
+/** Checks that the reserved output leaves a usable budget; also applied to windows looked up from a model id. */
+export function checkReserve(contextWindow: number, reserveOutputTokens: number): void {
+  if (reserveOutputTokens >= contextWindow / 2) {
+    throw new InvalidOptionError({
+      option: 'reserveOutputTokens',
+      message: `must be less than half of the context window (${contextWindow}), got ${reserveOutputTokens}`,
+    });
   }
 }

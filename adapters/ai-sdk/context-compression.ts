@@ -25,10 +25,22 @@ function isSummarizer(value: unknown): value is Summarizer {
   return typeof value === 'object' && value !== null && typeof (value as Summarizer).summarize === 'function';
 }
 
+function isLanguageModel(value: unknown): value is LanguageModel {
+  return (
+    typeof value === 'string' ||
+    (typeof value === 'object' &&
+      value !== null &&
+      typeof (value as { doGenerate?: unknown }).doGenerate === 'function')
+  );
+}
+
 /** Builds the engine for a set of AI SDK options, turning a model summarizer into a Summarizer. */
 export function createEngine({ summarizer, ...options }: ContextCompressionOptions): CompressionEngine {
   const engineSummarizer =
-    summarizer === undefined || typeof summarizer === 'function' || isSummarizer(summarizer)
+    summarizer === undefined ||
+    typeof summarizer === 'function' ||
+    isSummarizer(summarizer) ||
+    !isLanguageModel(summarizer)
       ? summarizer
       : modelSummarizer(summarizer);
   return new CompressionEngine({ ...options, summarizer: engineSummarizer });
