@@ -52,7 +52,7 @@ describe('prompt <-> transcript', () => {
     const transcript = toTranscript(prompt, undefined);
     const back = fromTranscript(transcript.system, transcript.messages);
     expect(back).toHaveLength(prompt.length);
-    back.forEach((message, index) => expect(message).toBe(prompt[index]));
+    for (const [index, message] of back.entries()) expect(message).toBe(prompt[index]);
   });
 
   it('rebuilds a shortened tool result with its id and provider options, minus the OpenAI item id', async () => {
@@ -77,7 +77,7 @@ describe('prompt <-> transcript', () => {
     expect(shortened?.type === 'tool-result' && shortened.output.type === 'text' && shortened.output.value).toMatch(
       /cut from the middle/,
     );
-    expect(untouched).toBe((prompt[3]?.content as unknown[])[1]);
+    expect(untouched).toBe((prompt[3] as { content: unknown[] }).content[1]);
     // the assistant message with reasoning and both parallel calls is unchanged and still paired
     expect(back.find((message) => message.role === 'assistant')).toBe(prompt[2]);
     expect(findPairingProblems(toTranscript(back, undefined).messages)).toEqual([]);
