@@ -30,29 +30,44 @@ const file = values.file ?? resolve(import.meta.dirname, 'sessions/coding-agent.
 const sessions = readSessions(file);
 const single = sessions.length === 1;
 
-async function replay(session: (typeof sessions)[number], events: CompressEvent[]) {
+/** Replays a session without and with compression; `events[i]` holds what step i reported through onCompress. */
+async function replay(session: (typeof sessions)[number], events: Array<CompressEvent | undefined>) {
   const baseline = await replaySession(session, (model) => model);
-  const compressed = await replaySession(session, (model) =>
-    withContextCompression(model, { contextWindow, reserveOutputTokens, onCompress: (event) => events.push(event) }),
+  let current: CompressEvent | undefined;
+  const compressed = await replaySession(
+    session,
+    (model) =>
+      withContextCompression(model, { contextWindow, reserveOutputTokens, onCompress: (event) => (current = event) }),
+    {
+      onStep: () => {
+        events.push(current);
+        current = undefined;
+      },
+    },
   );
   return { baseline, compressed };
 }
 
+function describe(event: CompressEvent | undefined): string {
+  if (!event) return '';
+  const parts = [];
+  if (event.messagesFolded > 0) parts.push(`folded ${event.messagesFolded} messages into the session state`);
+  if (event.messagesDropped > 0) parts.push(`dropped ${event.messagesDropped} messages`);
+  if (event.toolResultsTruncated > 0 && event.trigger === 'oversized-result')
+    parts.push('shortened an oversized tool result');
+  return `${event.trigger}: ${parts.join(', ')}`;
+}
+
+const isFold = (event: CompressEvent | undefined) => Boolean(event && event.messagesFolded + event.messagesDropped > 0);
+
 const pad = (value: string | number, width: number) => String(value).padStart(width);
 const format = (value: number) => Math.round(value).toLocaleString('en-US');
 
-function printSteps(baseline: ReplayResult, compressed: ReplayResult, events: CompressEvent[]) {
+function printSteps(baseline: ReplayResult, compressed: ReplayResult, events: Array<CompressEvent | undefined>) {
   console.log(`${pad('step', 4)} ${pad('without', 9)} ${pad('with', 8)} ${pad('cached', 8)}  note`);
-  let eventIndex = 0;
   compressed.steps.forEach((step, index) => {
     const before = baseline.steps[index]?.sentTokens ?? 0;
-    const previous = compressed.steps[index - 1];
-    const folded = previous !== undefined && step.cachedTokens < previous.sentTokens * 0.5;
-    let note = '';
-    if (folded || (index === 0 && step.sentTokens < before)) {
-      const event = events[eventIndex++];
-      note = event ? `compressed (${event.trigger}): folded ${event.messagesFolded} messages` : 'compressed';
-    }
+    const note = describe(events[index]);
     console.log(
       `${pad(index + 1, 4)} ${pad(format(before), 9)} ${pad(format(step.sentTokens), 8)} ${pad(format(step.cachedTokens), 8)}  ${note}`,
     );
@@ -81,13 +96,11 @@ if (single) {
   const events: CompressEvent[] = [];
   const { baseline, compressed } = await replay(session, events);
   printSteps(baseline, compressed, events);
-  summaryLine(
-    session.id,
-    baseline,
-    compressed,
-    compressed.steps.length,
-    events.filter((e) => e.messagesFolded > 0).length,
+  console.log(
+    '\n"without": the prompt the caller built; "with": what the model received; "cached": its leading tokens',
   );
+  console.log("identical to the previous call's prompt, which a provider prompt cache would serve at a discount.");
+  summaryLine(session.id, baseline, compressed, compressed.steps.length, events.filter(isFold).length);
 } else {
   console.log(`Replaying ${sessions.length} sessions from ${file} with a mock model and the offline summarizer.`);
   const bar = new SingleBar({
@@ -105,14 +118,14 @@ if (single) {
   let compressedCost = 0;
   let floor = 0;
   for (const session of sessions) {
-    const events: CompressEvent[] = [];
+    const events: Array<CompressEvent | undefined> = [];
     const { baseline, compressed } = await replay(session, events);
     baselines.push(...baseline.steps);
     compressedSteps.push(...compressed.steps);
     baselineCost += baseline.cost;
     compressedCost += compressed.cost;
     floor += baseline.floor;
-    const sessionFolds = events.filter((event) => event.messagesFolded > 0).length;
+    const sessionFolds = events.filter(isFold).length;
     folds += sessionFolds;
     rows.push(
       `${session.id.padEnd(48)} ${pad(compressed.steps.length, 5)} ${pad(format(baseline.sentTokens), 10)} ${pad(format(compressed.sentTokens), 10)} ${pad(sessionFolds, 6)}`,

@@ -271,6 +271,11 @@ export class CompressionEngine {
         details: `${kept.truncated} tool results over ${maxResultTokens} tokens shortened head-and-tail`,
       });
     }
+    const previousPrompt = new Set(this.prefixes.previous(conversation)?.map((measure) => measure.hash));
+    const newlyTruncated = kept.messages.some(
+      (message, index) =>
+        index >= covered() && message !== messages[index] && !previousPrompt.has(this.meter.measure(message).hash),
+    );
     const cacheablePrefixTokens = this.prefixes.update(conversation, [
       toolsMeasure,
       ...systemMeasures,
@@ -291,7 +296,8 @@ export class CompressionEngine {
             cacheablePrefixTokens,
           }
         : undefined;
-    if (event) this.options.onCompress?.(event);
+    // reported once, by the call that changed what the model sees; later calls reuse the same view silently
+    if (event && (messagesFolded > 0 || messagesDropped > 0 || newlyTruncated)) this.options.onCompress?.(event);
     return { system, messages: output, estimatedTokens, decisions, event };
   }
 

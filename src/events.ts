@@ -1,7 +1,10 @@
 import type { CompressionDecision, TriggerName } from './decisions.js';
 import type { ContextCompressionError } from './errors.js';
 
-/** Reported after a call whose prompt the engine compressed (folded, dropped or shortened). */
+/**
+ * Reported by a call that changed what the model sees: it folded or dropped messages, or shortened a tool result
+ * that the previous call did not. Calls that only reuse an earlier compression stay silent.
+ */
 export interface CompressEvent {
   readonly trigger: TriggerName;
   readonly decisions: readonly CompressionDecision[];

@@ -1,11 +1,12 @@
+import { keepMostImportant } from './entry-priority.js';
 import type { MessageMeter } from './message-meter.js';
 import { renderSessionState } from './render-session-state.js';
 import type { SessionState } from './session-state.js';
 
 /**
- * Bounds a state to about `maxTokens`: the summary is cut to a quarter of the bound first, then the oldest entries of
- * the longest lists are dropped until the rendered state fits, measured again after each batch. A summarizer that
- * returns an oversized state must not push the prompt over the hard limit.
+ * Bounds a state to about `maxTokens`: the summary is cut to a quarter of the bound first, then logos entries are
+ * dropped, least important first (see `entryPriority`), and pathos and abstract only once logos is empty, until the
+ * rendered state fits, measured again after each batch. An oversized state must not push the prompt over the limit.
  */
 export function fitState(state: SessionState, maxTokens: number, meter: MessageMeter): SessionState {
   const measure = (candidate: SessionState) => meter.countText(renderSessionState(candidate));
@@ -22,16 +23,14 @@ export function fitState(state: SessionState, maxTokens: number, meter: MessageM
   };
   let tokens = measure(fitted);
   while (tokens > maxTokens) {
-    const lists = [fitted.logos, fitted.pathos, fitted.abstract];
-    const entries = lists.reduce((sum, list) => sum + list.length, 0);
-    if (entries === 0) break;
-    // drop a share of entries proportional to the excess, at least one, from the longest list first
-    let toDrop = Math.max(1, Math.ceil((entries * (tokens - maxTokens)) / tokens));
-    while (toDrop > 0) {
-      const longest = lists.reduce((a, b) => (b.length > a.length ? b : a));
-      if (longest.length === 0) break;
-      longest.shift();
-      toDrop--;
+    const entries = [...fitted.logos, ...fitted.pathos, ...fitted.abstract];
+    if (entries.length === 0) break;
+    // drop a share of entries proportional to the excess (at least one), the least important first
+    const count = Math.max(1, Math.ceil((entries.length * (tokens - maxTokens)) / tokens));
+    for (const field of ['logos', 'pathos', 'abstract'] as const) {
+      const share = field === 'logos' ? count : Math.ceil((count * fitted[field].length) / entries.length);
+      fitted[field] = keepMostImportant(fitted[field], Math.max(0, fitted[field].length - share));
+      if (field === 'logos' && fitted.logos.length > 0) break;
     }
     tokens = measure(fitted);
   }

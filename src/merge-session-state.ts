@@ -1,3 +1,4 @@
+import { dropOrder, keepMostImportant } from './entry-priority.js';
 import { InvalidOptionError } from './errors.js';
 import type { SessionState } from './session-state.js';
 
@@ -44,7 +45,8 @@ const EDGE_PUNCTUATION = /^[.,;:!?'"`()[\]{}<>«»“”‘’…*]+|[.,;:!?'"`(
 
 /**
  * Merges a new state into the previous one: previous entries first, then new ones, duplicates and near-duplicates
- * merged in place, each list capped by dropping its oldest entries. Deterministic and never mutates its inputs.
+ * merged in place, each list capped by dropping its least important entries (see `entryPriority`: tool output
+ * lines first, what the user said last; the oldest first among equals). Deterministic and never mutates its inputs.
  */
 export function mergeSessionStates(
   previous: SessionState | undefined,
@@ -55,7 +57,7 @@ export function mergeSessionStates(
   const lists = {} as Record<(typeof LIST_FIELDS)[number], string[]>;
   for (const field of LIST_FIELDS) {
     const entries = mergeEntries([...(previous?.[field] ?? []), ...next[field]], similarity);
-    lists[field] = entries.slice(Math.max(0, entries.length - limits[field]));
+    lists[field] = keepMostImportant(entries, limits[field]);
   }
   const conversationSummary =
     next.conversationSummary.trim() !== '' ? next.conversationSummary : (previous?.conversationSummary ?? '');
@@ -152,9 +154,13 @@ function fitToChars(state: SessionState, maxChars: number): SessionState {
   if (size <= maxChars) return state;
   const lists = { logos: [...state.logos], pathos: [...state.pathos], abstract: [...state.abstract] };
   for (const field of LIST_FIELDS) {
-    let drop = 0;
-    while (size > maxChars && drop < lists[field].length) size -= (lists[field][drop++] as string).length;
-    lists[field] = lists[field].slice(drop);
+    const dropped = new Set<number>();
+    for (const index of dropOrder(lists[field])) {
+      if (size <= maxChars) break;
+      dropped.add(index);
+      size -= (lists[field][index] as string).length;
+    }
+    lists[field] = lists[field].filter((_, index) => !dropped.has(index));
   }
   const conversationSummary =
     size > maxChars ? state.conversationSummary.slice(0, Math.max(0, maxChars)) : state.conversationSummary;

@@ -50,7 +50,7 @@ export interface CompressionOptions {
   awarenessBlock?: string;
   /** The assistant reply that follows the session state message. @default DEFAULT_STATE_ACKNOWLEDGEMENT */
   acknowledgement?: string;
-  /** Called after each call that compressed. */
+  /** Called by each call that changed what the model sees: a fold, a drop, or a newly shortened tool result. */
   onCompress?: (event: CompressEvent) => void;
   /** Called when something failed and the engine fell back; the user's call still goes on. */
   onError?: (event: CompressionErrorEvent) => void;

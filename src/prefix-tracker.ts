@@ -9,6 +9,11 @@ export class PrefixTracker {
 
   constructor(private readonly maxConversations = 1_000) {}
 
+  /** The previous prompt of a conversation, if this instance saw one. */
+  previous(conversation: string): readonly MessageMeasure[] | undefined {
+    return this.last.get(conversation);
+  }
+
   /** Stores this prompt and returns the tokens of its longest common prefix with the previous one. */
   update(conversation: string, prompt: readonly MessageMeasure[]): number {
     const previous = this.last.get(conversation);
