@@ -1,6 +1,7 @@
+import { budgetLimits } from './budget.js';
 import { TokenCalibration } from './calibration.js';
+import type { CompressInput, CompressOutput, FoldCall } from './compress-call.js';
 import { lookupContextWindow } from './context-windows.js';
-import type { CompressionDecision } from './decisions.js';
 import { ContextCompressionError, MessageTooLargeError, SummarizerError, UnknownContextWindowError } from './errors.js';
 import type { CompressEvent } from './events.js';
 import { extractiveSummarizer } from './extractive-summarizer.js';
@@ -11,10 +12,6 @@ import { MessageMeter } from './message-meter.js';
 import {
   type CompressionOptions,
   checkReserve,
-  DEFAULT_COMPRESS_AT,
-  DEFAULT_COMPRESS_TO,
-  DEFAULT_HARD_LIMIT,
-  DEFAULT_MAX_TOOL_RESULT_SHARE,
   DEFAULT_RESERVE_OUTPUT_TOKENS,
   DEFAULT_STATE_TTL_MS,
   DEFAULT_SUMMARIZER_TIMEOUT_MS,
@@ -25,41 +22,13 @@ import { DEFAULT_AWARENESS_BLOCK, DEFAULT_STATE_ACKNOWLEDGEMENT } from './prompt
 import { sessionStateMessages } from './render-session-state.js';
 import { runSummarizer } from './run-summarizer.js';
 import { EMPTY_SESSION_STATE, type SessionState } from './session-state.js';
-import { type StateRecord, StateRecords } from './state-records.js';
+import { STATE_FORMAT_VERSION, StateRecords } from './state-records.js';
 import { memoryStateStore } from './state-store.js';
 import { type Summarizer, toSummarizer } from './summarizer.js';
 import { tiktokenCounter } from './token-counter.js';
-import type { Message, Transcript } from './transcript.js';
+import type { Message } from './transcript.js';
 import { truncateOversizedResults } from './truncate-tool-result.js';
 
-/** One call to compress. */
-export interface CompressInput {
-  readonly transcript: Transcript;
-  /** The model's id, for the context-window table. */
-  readonly modelId: string;
-  /** Key of the per-model calibration, e.g. `provider:modelId`. @default modelId */
-  readonly modelKey?: string;
-  /** Added to the engine's namespace for this call, e.g. a user or tenant id. */
-  readonly namespace?: string;
-  /** Fold all complete turns now, whatever the budget says. */
-  readonly force?: boolean;
-}
-
-/** The compressed prompt and what was done to it. */
-export interface CompressOutput {
-  /** The caller's system messages followed by the awareness block: the same bytes on every call. */
-  readonly system: readonly Message[];
-  /** The session state pair (when a state exists), then the kept messages. */
-  readonly messages: readonly Message[];
-  /** Our token estimate of the whole prompt before calibration, to learn from the provider's count. */
-  readonly estimatedTokens: number;
-  readonly decisions: readonly CompressionDecision[];
-  /** Present when this call compressed. */
-  readonly event: CompressEvent | undefined;
-}
-
-/** Largest share of the budget the session state may take. */
-const STATE_SHARE_OF_BUDGET = 0.25;
 /** After a summarizer failure, a conversation waits this many new messages before the summarizer is tried again. */
 export const SUMMARIZER_RETRY_AFTER_MESSAGES = 4;
 
@@ -110,16 +79,12 @@ export class CompressionEngine {
     namespace: callNamespace,
     force = false,
   }: CompressInput): Promise<CompressOutput> {
-    const budget = this.budgetFor(modelId);
-    const ratio = Math.round(this.calibration.ratio(modelKey) * 100) / 100;
-    const limit = (share: number) => (share * budget) / ratio;
-    const compressAt = limit(this.options.compressAt ?? DEFAULT_COMPRESS_AT);
-    const compressTo = limit(this.options.compressTo ?? DEFAULT_COMPRESS_TO);
-    const hardLimit = limit(this.options.hardLimit ?? DEFAULT_HARD_LIMIT);
-    const percent = (tokens: number) => `${Math.round(((tokens * ratio) / budget) * 100)}%`;
-    const maxResultTokens = this.options.maxToolResultTokens ?? Math.floor(budget * DEFAULT_MAX_TOOL_RESULT_SHARE);
+    const limits = budgetLimits(
+      this.budgetFor(modelId),
+      Math.round(this.calibration.ratio(modelKey) * 100) / 100,
+      this.options,
+    );
     const namespace = [this.options.namespace ?? '', callNamespace ?? ''].join('\u0000');
-
     const system = this.awareness ? [...transcript.system, this.awareness] : [...transcript.system];
     const messages = transcript.messages;
     const toolsJson = transcript.tools.length > 0 ? JSON.stringify(transcript.tools) : '';
@@ -131,174 +96,169 @@ export class CompressionEngine {
     const prefixHashes = [hash53(namespace)];
     for (const measure of measures) prefixHashes.push(hashChain(prefixHashes.at(-1) as number, measure.hash));
     const latestUser = messages.findLastIndex((message) => message.role === 'user');
-    const latestUserTokens = latestUser >= 0 ? (measures[latestUser]?.tokens ?? 0) : 0;
-    if (latestUserTokens * ratio > budget) {
+    const latestUserTokens = (measures[latestUser]?.tokens ?? 0) * limits.ratio;
+    if (latestUserTokens > limits.budget) {
       throw new MessageTooLargeError({
-        messageTokens: Math.round(latestUserTokens * ratio),
-        budgetTokens: budget,
+        messageTokens: Math.round(latestUserTokens),
+        budgetTokens: limits.budget,
         messageIndex: latestUser,
       });
     }
     const anchor = (measures[0]?.hash ?? 0).toString(36);
-    const conversation = `${namespace}\u0000${anchor}`;
     const stored =
       messages.length > 1
         ? await this.records.find({ namespace, anchor, prefixHashes, maxCovered: messages.length - 1 })
         : undefined;
-
-    const kept = truncateOversizedResults(messages, measures, maxResultTokens, this.meter);
-    const layout = new FoldLayout(messages, kept.tokens, fixedTokens);
-    const stateTokens = (state: SessionState | undefined) =>
-      state
-        ? sessionStateMessages(state, this.acknowledgement).reduce((sum, m) => sum + this.meter.measure(m).tokens, 0)
-        : 0;
-
-    let record: StateRecord | undefined = stored;
-    const covered = () => record?.coveredCount ?? 0;
-    const total = () => layout.total(covered(), stateTokens(record?.state));
-    const save = async (next: StateRecord) => {
-      record = next;
-      await this.records.save({ namespace, anchor, record: next });
+    const kept = truncateOversizedResults(messages, measures, limits.maxToolResultTokens, this.meter);
+    const call: FoldCall = {
+      namespace,
+      anchor,
+      conversation: `${namespace}\u0000${anchor}`,
+      messages,
+      prefixHashes,
+      limits,
+      layout: new FoldLayout(messages, kept.tokens, fixedTokens),
+      record: stored,
+      decisions: [],
+      messagesFolded: 0,
+      messagesDropped: 0,
+      summarizerMs: 0,
+      failure: undefined,
     };
-    const decisions: CompressionDecision[] = [];
-    const tokensBefore = total();
-    let messagesFolded = 0;
-    let messagesDropped = 0;
-    let summarizerMs = 0;
-    let failure: SummarizerError | undefined;
-
-    const retryAfter = this.failures.get(conversation);
+    const tokensBefore = this.total(call);
+    const retryAfter = this.failures.get(call.conversation);
     const backingOff = retryAfter !== undefined && messages.length < retryAfter;
-    if ((force || tokensBefore > compressAt) && !backingOff) {
-      const from = covered();
-      const previousTokens = stateTokens(record?.state);
-      const growth = Math.min(budget * 0.1, layout.total(from, 0) * 0.15);
-      const cut = layout.chooseCut({
-        covered: from,
-        stateTokens: previousTokens + growth,
-        targetTokens: compressTo,
-        force,
-      });
-      if (cut !== undefined) {
-        const started = performance.now();
-        try {
-          const state = await this.fold(
-            `${namespace}\u0000${prefixHashes[cut]}`,
-            messages.slice(from, cut),
-            record?.state,
-          );
-          summarizerMs = performance.now() - started;
-          await save({
-            version: 1,
-            coveredCount: cut,
-            prefixHash: (prefixHashes[cut] as number).toString(36),
-            state: fitState(state, Math.floor((budget * STATE_SHARE_OF_BUDGET) / ratio), this.meter),
-            droppedCount: record?.droppedCount ?? 0,
-          });
-          this.failures.delete(conversation);
-          messagesFolded = cut - from;
-          decisions.push({
-            trigger: force ? 'forced' : 'budget',
-            scope: { kind: 'messages', from, to: cut },
-            confidence: 1,
-            details: force
-              ? `folded ${cut - from} messages on request`
-              : `prompt at ${percent(tokensBefore)} of the budget passed the ${percent(compressAt)} threshold; folded ${cut - from} messages into the session state`,
-          });
-        } catch (error) {
-          summarizerMs = performance.now() - started;
-          if (!SummarizerError.isInstance(error)) throw error;
-          this.failures.set(conversation, messages.length + SUMMARIZER_RETRY_AFTER_MESSAGES);
-          if (this.failures.size > 1_000) this.failures.delete(this.failures.keys().next().value as string);
-          failure = error;
-        }
-      }
+    if ((force || tokensBefore > limits.compressAt) && !backingOff) await this.foldOldest(call, force, tokensBefore);
+    if (this.total(call) > limits.hardLimit) await this.dropOldest(call);
+    if (call.failure) {
+      const fallback = call.messagesDropped > 0 ? 'dropped-oldest-turns' : 'sent-uncompressed';
+      this.options.onError?.({ error: call.failure, fallback });
     }
-
-    if (total() > hardLimit) {
-      const from = covered();
-      const state = record?.state ?? EMPTY_SESSION_STATE;
-      const cut = layout.chooseCut({ covered: from, stateTokens: stateTokens(state) + 64, targetTokens: compressTo });
-      if (cut !== undefined) {
-        const dropped = cut - from;
-        await save({
-          version: 1,
-          coveredCount: cut,
-          prefixHash: (prefixHashes[cut] as number).toString(36),
-          state: {
-            ...state,
-            conversationSummary:
-              `${state.conversationSummary} (${dropped} earlier messages could not be summarized and were left out.)`.trim(),
-          },
-          droppedCount: (record?.droppedCount ?? 0) + dropped,
-        });
-        messagesDropped = dropped;
-        decisions.push({
-          trigger: 'hard-limit',
-          scope: { kind: 'messages', from, to: cut },
-          confidence: 1,
-          details: `prompt over the hard limit of ${percent(hardLimit)} of the budget; dropped the oldest ${dropped} messages without a summary`,
-        });
-      }
-    }
-    if (failure)
-      this.options.onError?.({
-        error: failure,
-        fallback: messagesDropped > 0 ? 'dropped-oldest-turns' : 'sent-uncompressed',
-      });
-    if (total() > hardLimit) {
+    if (this.total(call) > limits.hardLimit) {
       this.options.onError?.({
         error: new ContextCompressionError({
           name: 'HardLimitError',
-          message: `The prompt stays above the hard limit (${Math.round(total() * ratio)} of ${Math.round(hardLimit * ratio)} tokens) after compression: what is left cannot be folded (the current turn, the pinned user message and the state).`,
+          message: `The prompt stays above the hard limit (${Math.round(this.total(call) * limits.ratio)} of ${Math.round(limits.hardLimit * limits.ratio)} tokens) after compression: what is left cannot be folded (the current turn, the pinned user message and the state).`,
         }),
         fallback: 'over-hard-limit',
       });
     }
 
+    const covered = call.record?.coveredCount ?? 0;
     const output: Message[] = [];
-    if (record) output.push(...sessionStateMessages(record.state, this.acknowledgement));
-    const pinned = layout.pinned(covered());
+    if (call.record) output.push(...sessionStateMessages(call.record.state, this.acknowledgement));
+    const pinned = call.layout.pinned(covered);
     if (pinned >= 0) output.push(messages[pinned] as Message);
-    for (let index = covered(); index < messages.length; index++) output.push(kept.messages[index] as Message);
-    const estimatedTokens = total();
-
+    for (let index = covered; index < messages.length; index++) output.push(kept.messages[index] as Message);
     if (kept.truncated > 0) {
-      decisions.push({
+      call.decisions.push({
         trigger: 'oversized-result',
         scope: { kind: 'observations', toolCallIds: kept.truncatedIds },
         confidence: 1,
-        details: `${kept.truncated} tool results over ${maxResultTokens} tokens shortened head-and-tail`,
+        details: `${kept.truncated} tool results over ${limits.maxToolResultTokens} tokens shortened head-and-tail`,
       });
     }
-    const previousPrompt = new Set(this.prefixes.previous(conversation)?.map((measure) => measure.hash));
+    const previousPrompt = new Set(this.prefixes.previous(call.conversation)?.map((measure) => measure.hash));
     const newlyTruncated = kept.messages.some(
       (message, index) =>
-        index >= covered() && message !== messages[index] && !previousPrompt.has(this.meter.measure(message).hash),
+        index >= covered && message !== messages[index] && !previousPrompt.has(this.meter.measure(message).hash),
     );
-    const cacheablePrefixTokens = this.prefixes.update(conversation, [
+    const cacheablePrefixTokens = this.prefixes.update(call.conversation, [
       toolsMeasure,
       ...systemMeasures,
       ...output.map((message) => this.meter.measure(message)),
     ]);
+    const estimatedTokens = this.total(call);
     const event: CompressEvent | undefined =
-      decisions.length > 0
+      call.decisions.length > 0
         ? {
-            trigger: decisions[0]?.trigger ?? 'budget',
-            decisions,
-            tokensBefore: Math.round(tokensBefore * ratio),
-            tokensAfter: Math.round(estimatedTokens * ratio),
-            messagesFolded,
-            messagesDropped,
+            trigger: call.decisions[0]?.trigger ?? 'budget',
+            decisions: call.decisions,
+            tokensBefore: Math.round(tokensBefore * limits.ratio),
+            tokensAfter: Math.round(estimatedTokens * limits.ratio),
+            messagesFolded: call.messagesFolded,
+            messagesDropped: call.messagesDropped,
             toolResultsTruncated: kept.truncated,
-            summarizerMs,
-            reusedState: stored !== undefined && messagesFolded === 0,
+            summarizerMs: call.summarizerMs,
+            reusedState: stored !== undefined && call.messagesFolded === 0,
             cacheablePrefixTokens,
           }
         : undefined;
     // reported once, by the call that changed what the model sees; later calls reuse the same view silently
-    if (event && (messagesFolded > 0 || messagesDropped > 0 || newlyTruncated)) this.options.onCompress?.(event);
-    return { system, messages: output, estimatedTokens, decisions, event };
+    if (event && (call.messagesFolded > 0 || call.messagesDropped > 0 || newlyTruncated)) {
+      this.options.onCompress?.(event);
+    }
+    return { system, messages: output, estimatedTokens, decisions: call.decisions, event };
+  }
+
+  /** Folds the oldest kept messages into the session state, down to the target share of the budget. */
+  private async foldOldest(call: FoldCall, force: boolean, tokensBefore: number): Promise<void> {
+    const { limits, layout, record } = call;
+    const from = record?.coveredCount ?? 0;
+    const growth = Math.min(limits.budget * 0.1, layout.total(from, 0) * 0.15);
+    const stateTokens = this.stateTokens(record?.state) + growth;
+    const cut = layout.chooseCut({ covered: from, stateTokens, targetTokens: limits.compressTo, force });
+    if (cut === undefined) return;
+    const started = performance.now();
+    try {
+      const key = `${call.namespace}\u0000${call.prefixHashes[cut]}`;
+      const state = await this.fold(key, call.messages.slice(from, cut), record?.state);
+      call.summarizerMs = performance.now() - started;
+      await this.save(call, cut, fitState(state, limits.maxStateTokens, this.meter), record?.droppedCount ?? 0);
+      this.failures.delete(call.conversation);
+      call.messagesFolded = cut - from;
+      call.decisions.push({
+        trigger: force ? 'forced' : 'budget',
+        scope: { kind: 'messages', from, to: cut },
+        confidence: 1,
+        details: force
+          ? `folded ${cut - from} messages on request`
+          : `prompt at ${limits.percent(tokensBefore)} of the budget passed the ${limits.percent(limits.compressAt)} threshold; folded ${cut - from} messages into the session state`,
+      });
+    } catch (error) {
+      call.summarizerMs = performance.now() - started;
+      if (!SummarizerError.isInstance(error)) throw error;
+      this.failures.set(call.conversation, call.messages.length + SUMMARIZER_RETRY_AFTER_MESSAGES);
+      if (this.failures.size > 1_000) this.failures.delete(this.failures.keys().next().value as string);
+      call.failure = error;
+    }
+  }
+
+  /** The last resort over the hard limit: the oldest whole turns leave without a summary, down to the target. */
+  private async dropOldest(call: FoldCall): Promise<void> {
+    const from = call.record?.coveredCount ?? 0;
+    const state = call.record?.state ?? EMPTY_SESSION_STATE;
+    const stateTokens = this.stateTokens(state) + 64;
+    const cut = call.layout.chooseCut({ covered: from, stateTokens, targetTokens: call.limits.compressTo });
+    if (cut === undefined) return;
+    const dropped = cut - from;
+    const note = `(${dropped} earlier messages could not be summarized and were left out.)`;
+    const droppedState = { ...state, conversationSummary: `${state.conversationSummary} ${note}`.trim() };
+    await this.save(call, cut, droppedState, (call.record?.droppedCount ?? 0) + dropped);
+    call.messagesDropped = dropped;
+    call.decisions.push({
+      trigger: 'hard-limit',
+      scope: { kind: 'messages', from, to: cut },
+      confidence: 1,
+      details: `prompt over the hard limit of ${call.limits.percent(call.limits.hardLimit)} of the budget; dropped the oldest ${dropped} messages without a summary`,
+    });
+  }
+
+  private async save(call: FoldCall, coveredCount: number, state: SessionState, droppedCount: number) {
+    const prefixHash = (call.prefixHashes[coveredCount] as number).toString(36);
+    call.record = { version: STATE_FORMAT_VERSION, coveredCount, prefixHash, state, droppedCount };
+    await this.records.save({ namespace: call.namespace, anchor: call.anchor, record: call.record });
+  }
+
+  /** Tokens of the prompt as it stands in this call. */
+  private total(call: FoldCall): number {
+    return call.layout.total(call.record?.coveredCount ?? 0, this.stateTokens(call.record?.state));
+  }
+
+  /** Tokens of the session state pair, 0 without a state. */
+  private stateTokens(state: SessionState | undefined): number {
+    if (!state) return 0;
+    return sessionStateMessages(state, this.acknowledgement).reduce((sum, m) => sum + this.meter.measure(m).tokens, 0);
   }
 
   private get acknowledgement(): string {

@@ -1,7 +1,8 @@
 export { TokenCalibration } from './calibration.js';
+export type { CompressInput, CompressOutput } from './compress-call.js';
 export { KNOWN_CONTEXT_WINDOWS, lookupContextWindow } from './context-windows.js';
 export type { CompressionDecision, DecisionScope, TriggerName } from './decisions.js';
-export { type CompressInput, CompressionEngine, type CompressOutput } from './engine.js';
+export { CompressionEngine } from './engine.js';
 export {
   ContextCompressionError,
   InvalidOptionError,

@@ -1,6 +1,6 @@
 import { hash53 } from './hash.js';
 import type { TokenCounter } from './token-counter.js';
-import { type Message, type Part, stableStringify } from './transcript.js';
+import { type Message, type Part, partText, stableStringify } from './transcript.js';
 
 /** Tokens a provider adds around each message (role markers, separators), as in OpenAI's published counts. */
 export const DEFAULT_MESSAGE_OVERHEAD_TOKENS = 4;
@@ -17,21 +17,6 @@ const hashOfText = (hash: number) => -1 - hash;
 
 /** Texts shorter than this are hashed directly; longer ones go through the per-text memo. */
 const MEMO_MIN_CHARS = 256;
-
-function partTokenText(part: Part): string {
-  switch (part.type) {
-    case 'text':
-    case 'reasoning':
-    case 'other':
-      return part.text;
-    case 'file':
-      return '';
-    case 'tool-call':
-      return `${part.name} ${stableStringify(part.args)}`;
-    case 'tool-result':
-      return part.output;
-  }
-}
 
 /**
  * Hashes and counts messages, memoizing counts by content hash so a call that adds one message tokenizes one
@@ -65,7 +50,7 @@ export class MessageMeter {
     if (tokens === undefined) {
       tokens = this.overheadTokens;
       for (const part of message.parts) {
-        tokens += part.type === 'file' ? part.tokens : this.counter.count(partTokenText(part));
+        tokens += part.type === 'file' ? part.tokens : this.counter.count(partText(part));
       }
       this.remember(hash, tokens);
     }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { CompressOutput } from '../../src/engine.js';
+import type { CompressOutput } from '../../src/compress-call.js';
 import { MessageTooLargeError, SummarizerError } from '../../src/errors.js';
 import type { SessionState } from '../../src/session-state.js';
 import type { SummarizeInput } from '../../src/summarizer.js';

@@ -1,5 +1,6 @@
 import { expect, vi } from 'vitest';
-import { CompressionEngine, type CompressOutput } from '../../src/engine.js';
+import type { CompressOutput } from '../../src/compress-call.js';
+import { CompressionEngine } from '../../src/engine.js';
 import type { CompressEvent, CompressionErrorEvent } from '../../src/events.js';
 import { MessageMeter } from '../../src/message-meter.js';
 import type { CompressionOptions } from '../../src/options.js';

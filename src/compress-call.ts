@@ -1,0 +1,51 @@
+import type { BudgetLimits } from './budget.js';
+import type { CompressionDecision } from './decisions.js';
+import type { SummarizerError } from './errors.js';
+import type { CompressEvent } from './events.js';
+import type { FoldLayout } from './fold-layout.js';
+import type { StateRecord } from './state-records.js';
+import type { Message, Transcript } from './transcript.js';
+
+/** One call to compress. */
+export interface CompressInput {
+  readonly transcript: Transcript;
+  /** The model's id, for the context-window table. */
+  readonly modelId: string;
+  /** Key of the per-model calibration, e.g. `provider:modelId`. @default modelId */
+  readonly modelKey?: string;
+  /** Added to the engine's namespace for this call, e.g. a user or tenant id. */
+  readonly namespace?: string;
+  /** Fold all complete turns now, whatever the budget says. */
+  readonly force?: boolean;
+}
+
+/** The compressed prompt and what was done to it. */
+export interface CompressOutput {
+  /** The caller's system messages followed by the awareness block: the same bytes on every call. */
+  readonly system: readonly Message[];
+  /** The session state pair (when a state exists), then the kept messages. */
+  readonly messages: readonly Message[];
+  /** Our token estimate of the whole prompt before calibration, to learn from the provider's count. */
+  readonly estimatedTokens: number;
+  readonly decisions: readonly CompressionDecision[];
+  /** Present when this call compressed. */
+  readonly event: CompressEvent | undefined;
+}
+
+/** What one call works on, and what it did so far. */
+export interface FoldCall {
+  readonly namespace: string;
+  /** Hash of the first message: the key of the conversation's index of fold points. */
+  readonly anchor: string;
+  readonly conversation: string;
+  readonly messages: readonly Message[];
+  readonly prefixHashes: readonly number[];
+  readonly limits: BudgetLimits;
+  readonly layout: FoldLayout;
+  record: StateRecord | undefined;
+  readonly decisions: CompressionDecision[];
+  messagesFolded: number;
+  messagesDropped: number;
+  summarizerMs: number;
+  failure: SummarizerError | undefined;
+}
