@@ -45,6 +45,7 @@ export class CompressionEngine {
   private readonly inFlight = new Map<string, Promise<SessionState>>();
   /** Conversations whose summarizer failed, with the message count from which it is tried again. */
   private readonly failures = new Map<string, number>();
+  private readonly stateTokenCache = new WeakMap<SessionState, number>();
   private readonly awareness: Message | undefined;
 
   constructor(private readonly options: CompressionOptions = {}) {
@@ -255,10 +256,16 @@ export class CompressionEngine {
     return call.layout.total(call.record?.coveredCount ?? 0, this.stateTokens(call.record?.state));
   }
 
-  /** Tokens of the session state pair, 0 without a state. */
+  /** Tokens of the session state pair, 0 without a state; rendered and counted once per state object. */
   private stateTokens(state: SessionState | undefined): number {
     if (!state) return 0;
-    return sessionStateMessages(state, this.acknowledgement).reduce((sum, m) => sum + this.meter.measure(m).tokens, 0);
+    let tokens = this.stateTokenCache.get(state);
+    if (tokens === undefined) {
+      const pair = sessionStateMessages(state, this.acknowledgement);
+      tokens = pair.reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
+      this.stateTokenCache.set(state, tokens);
+    }
+    return tokens;
   }
 
   private get acknowledgement(): string {

@@ -25,8 +25,8 @@ export interface PairingProblem {
 }
 
 /**
- * Checks a message list for orphan tool results, calls without results and empty messages. Used by tests on
- * every fixture step, and by the engine before it hands a compressed prompt back.
+ * Checks a message list for orphan tool results, calls without results and empty messages: the invariant the
+ * engine's fold points keep by construction, checked by the tests on every step of every fixture.
  * `allowOpenCallsAtEnd` accepts calls in the final assistant message that have no result yet.
  */
 export function findPairingProblems(
