@@ -3,7 +3,9 @@ import type { CompressionDecision } from './decisions.js';
 import type { SummarizerError } from './errors.js';
 import type { CompressEvent } from './events.js';
 import type { FoldLayout } from './fold-layout.js';
-import type { StateRecord } from './state-records.js';
+import type { ResultSite } from './observation-masking.js';
+import type { PromptView } from './prompt-view.js';
+import type { SessionState } from './session-state.js';
 import type { Message, Transcript } from './transcript.js';
 
 /** One call to compress. */
@@ -35,14 +37,27 @@ export interface CompressOutput {
 /** What one call works on, and what it did so far. */
 export interface FoldCall {
   readonly namespace: string;
-  /** Hash of the first message: the key of the conversation's index of fold points. */
+  /** Hash of the first message: the key of the conversation's index of compression points. */
   readonly anchor: string;
   readonly conversation: string;
   readonly messages: readonly Message[];
   readonly prefixHashes: readonly number[];
   readonly limits: BudgetLimits;
-  readonly layout: FoldLayout;
-  record: StateRecord | undefined;
+  /** Tokens of the system prompt, the awareness block and the tool definitions. */
+  readonly fixedTokens: number;
+  readonly sites: readonly ResultSite[];
+  /** Tool results by `ResultSite.key`. */
+  readonly siteByKey: ReadonlyMap<string, ResultSite>;
+  /** Redactions replayed from the conversation: tool call id to the model's reason. */
+  readonly redactions: ReadonlyMap<string, string>;
+  /** How many leading messages left the prompt (folded or dropped). */
+  coveredCount: number;
+  state: SessionState | undefined;
+  droppedCount: number;
+  /** Keys (`ResultSite.key`) of the masked tool results. */
+  readonly masked: Set<string>;
+  view: PromptView;
+  layout: FoldLayout;
   readonly decisions: CompressionDecision[];
   messagesFolded: number;
   messagesDropped: number;

@@ -11,6 +11,7 @@ export type TriggerName =
   | 'turns'
   | 'hard-limit'
   | 'oversized-result'
+  | 'redaction'
   | 'forced';
 
 /** Which part of the transcript a decision acts on: a message range (end exclusive) or tool calls by id. */

@@ -10,24 +10,40 @@ import { FoldLayout } from './fold-layout.js';
 import { hash53, hashChain } from './hash.js';
 import { MessageMeter } from './message-meter.js';
 import {
+  applyResultEdits,
+  DEFAULT_MASKING_OPTIONS,
+  type MaskingOptions,
+  planMaskingStep,
+  resultEdits,
+  resultSites,
+} from './observation-masking.js';
+import {
   type CompressionOptions,
   checkReserve,
+  DEFAULT_CACHE_PRICING,
   DEFAULT_RESERVE_OUTPUT_TOKENS,
   DEFAULT_STATE_TTL_MS,
   DEFAULT_SUMMARIZER_TIMEOUT_MS,
   validateOptions,
 } from './options.js';
 import { PrefixTracker } from './prefix-tracker.js';
+import { buildView, newViewChanges } from './prompt-view.js';
 import { DEFAULT_AWARENESS_BLOCK, DEFAULT_STATE_ACKNOWLEDGEMENT } from './prompts.js';
+import { collectRedactions, DEFAULT_REDACTION_TOOL_NAME, type RedactionRules } from './redaction.js';
 import { sessionStateMessages } from './render-session-state.js';
 import { runSummarizer } from './run-summarizer.js';
 import { EMPTY_SESSION_STATE, type SessionState } from './session-state.js';
-import { STATE_FORMAT_VERSION, StateRecords } from './state-records.js';
+import { STATE_FORMAT_VERSION, type StateRecord, StateRecords } from './state-records.js';
 import { memoryStateStore } from './state-store.js';
 import { type Summarizer, toSummarizer } from './summarizer.js';
 import { tiktokenCounter } from './token-counter.js';
 import type { Message } from './transcript.js';
-import { truncateOversizedResults } from './truncate-tool-result.js';
+
+/**
+ * A masking step below the budget threshold must promise savings this many times its cache-break cost: the calls
+ * still to come are a guess (as many as were made so far), and a wrong guess costs more than a missed saving.
+ */
+export const MASKING_PAYOFF_MARGIN = 2;
 
 /** After a summarizer failure, a conversation waits this many new messages before the summarizer is tried again. */
 export const SUMMARIZER_RETRY_AFTER_MESSAGES = 4;
@@ -47,12 +63,22 @@ export class CompressionEngine {
   private readonly failures = new Map<string, number>();
   private readonly stateTokenCache = new WeakMap<SessionState, number>();
   private readonly awareness: Message | undefined;
+  private readonly masking: Required<MaskingOptions> | undefined;
+  private readonly redactionRules: RedactionRules | undefined;
 
   constructor(private readonly options: CompressionOptions = {}) {
     validateOptions(options);
     this.meter = new MessageMeter(options.tokenCounter ?? tiktokenCounter());
     this.summarizer = toSummarizer(options.summarizer ?? extractiveSummarizer());
     this.records = new StateRecords(options.store ?? memoryStateStore(), options.stateTtlMs ?? DEFAULT_STATE_TTL_MS);
+    this.masking = options.masking === false ? undefined : { ...DEFAULT_MASKING_OPTIONS, ...options.masking };
+    this.redactionRules =
+      options.redaction === false
+        ? undefined
+        : {
+            toolName: options.redaction?.toolName ?? DEFAULT_REDACTION_TOOL_NAME,
+            excludeTools: this.masking?.excludeTools,
+          };
     const awarenessBlock = options.awarenessBlock ?? DEFAULT_AWARENESS_BLOCK;
     this.awareness = awarenessBlock
       ? { role: 'system', parts: [{ type: 'text', text: awarenessBlock }], synthetic: 'awareness' }
@@ -91,8 +117,6 @@ export class CompressionEngine {
     const toolsJson = transcript.tools.length > 0 ? JSON.stringify(transcript.tools) : '';
     const toolsMeasure = { hash: hash53(toolsJson), tokens: this.meter.countText(toolsJson) };
     const systemMeasures = system.map((message) => this.meter.measure(message));
-    const fixedTokens = systemMeasures.reduce((sum, measure) => sum + measure.tokens, toolsMeasure.tokens);
-
     const measures = messages.map((message) => this.meter.measure(message));
     const prefixHashes = [hash53(namespace)];
     for (const measure of measures) prefixHashes.push(hashChain(prefixHashes.at(-1) as number, measure.hash));
@@ -106,30 +130,41 @@ export class CompressionEngine {
       });
     }
     const anchor = (measures[0]?.hash ?? 0).toString(36);
-    const stored =
-      messages.length > 1
-        ? await this.records.find({ namespace, anchor, prefixHashes, maxCovered: messages.length - 1 })
-        : undefined;
-    const kept = truncateOversizedResults(messages, measures, limits.maxToolResultTokens, this.meter);
-    const call: FoldCall = {
+    const found = await this.records.find({ namespace, anchor, prefixHashes, maxThrough: messages.length });
+    const stored = found && found.coveredCount < messages.length ? found : undefined;
+    const sites = resultSites(messages, this.meter);
+    const call = {
       namespace,
       anchor,
       conversation: `${namespace}\u0000${anchor}`,
       messages,
       prefixHashes,
       limits,
-      layout: new FoldLayout(messages, kept.tokens, fixedTokens),
-      record: stored,
+      fixedTokens: systemMeasures.reduce((sum, measure) => sum + measure.tokens, toolsMeasure.tokens),
+      sites,
+      siteByKey: new Map(sites.map((site) => [site.key, site])),
+      redactions: this.redactionRules ? collectRedactions(messages, this.redactionRules) : new Map<string, string>(),
+      coveredCount: stored?.coveredCount ?? 0,
+      state: stored?.state,
+      droppedCount: stored?.droppedCount ?? 0,
+      masked: new Set(stored?.masked),
       decisions: [],
       messagesFolded: 0,
       messagesDropped: 0,
       summarizerMs: 0,
       failure: undefined,
-    };
+    } as unknown as FoldCall;
+    this.rebuild(call);
     const tokensBefore = this.total(call);
+
+    const pressure = force || tokensBefore > limits.compressAt;
+    if (this.masking) await this.maskOld(call, pressure);
     const retryAfter = this.failures.get(call.conversation);
     const backingOff = retryAfter !== undefined && messages.length < retryAfter;
-    if ((force || tokensBefore > limits.compressAt) && !backingOff) await this.foldOldest(call, force, tokensBefore);
+    // under pressure the cache breaks anyway: go down to the target in this one break, not just below the threshold
+    const foldAbove = pressure ? limits.compressTo : limits.compressAt;
+    const folding = this.options.folding !== false;
+    if (folding && (force || this.total(call) > foldAbove) && !backingOff) await this.foldOldest(call, force);
     if (this.total(call) > limits.hardLimit) await this.dropOldest(call);
     if (call.failure) {
       const fallback = call.messagesDropped > 0 ? 'dropped-oldest-turns' : 'sent-uncompressed';
@@ -145,25 +180,37 @@ export class CompressionEngine {
       });
     }
 
-    const covered = call.record?.coveredCount ?? 0;
+    const covered = call.coveredCount;
     const output: Message[] = [];
-    if (call.record) output.push(...sessionStateMessages(call.record.state, this.acknowledgement));
+    if (call.state) output.push(...sessionStateMessages(call.state, this.acknowledgement));
     const pinned = call.layout.pinned(covered);
     if (pinned >= 0) output.push(messages[pinned] as Message);
-    for (let index = covered; index < messages.length; index++) output.push(kept.messages[index] as Message);
-    if (kept.truncated > 0) {
+    for (let index = covered; index < messages.length; index++) output.push(call.view.messages[index] as Message);
+    if (call.view.truncatedIds.length > 0) {
       call.decisions.push({
         trigger: 'oversized-result',
-        scope: { kind: 'observations', toolCallIds: kept.truncatedIds },
+        scope: { kind: 'observations', toolCallIds: call.view.truncatedIds },
         confidence: 1,
-        details: `${kept.truncated} tool results over ${limits.maxToolResultTokens} tokens shortened head-and-tail`,
+        details: `${call.view.truncatedIds.length} tool results over ${limits.maxToolResultTokens} tokens shortened head-and-tail`,
       });
     }
-    const previousPrompt = new Set(this.prefixes.previous(call.conversation)?.map((measure) => measure.hash));
-    const newlyTruncated = kept.messages.some(
-      (message, index) =>
-        index >= covered && message !== messages[index] && !previousPrompt.has(this.meter.measure(message).hash),
-    );
+    const changes = newViewChanges({
+      view: call.view,
+      messages,
+      from: covered,
+      previousHashes: new Set(this.prefixes.previous(call.conversation)?.map((measure) => measure.hash)),
+      sites: call.siteByKey,
+      meter: this.meter,
+    });
+    if (changes.redacted.count > 0) {
+      const ids = [...call.redactions.keys()].filter((id) => (call.siteByKey.get(id)?.messageIndex ?? -1) >= covered);
+      call.decisions.push({
+        trigger: 'redaction',
+        scope: { kind: 'observations', toolCallIds: ids },
+        confidence: 1,
+        details: `the model redacted ${changes.redacted.count} tool results, freeing ${changes.redacted.tokensFreed} tokens`,
+      });
+    }
     const cacheablePrefixTokens = this.prefixes.update(call.conversation, [
       toolsMeasure,
       ...systemMeasures,
@@ -179,33 +226,84 @@ export class CompressionEngine {
             tokensAfter: Math.round(estimatedTokens * limits.ratio),
             messagesFolded: call.messagesFolded,
             messagesDropped: call.messagesDropped,
-            toolResultsTruncated: kept.truncated,
+            observationsMasked: changes.masked,
+            observationsRedacted: changes.redacted,
+            toolResultsTruncated: call.view.truncatedIds.length,
             summarizerMs: call.summarizerMs,
             reusedState: stored !== undefined && call.messagesFolded === 0,
             cacheablePrefixTokens,
           }
         : undefined;
     // reported once, by the call that changed what the model sees; later calls reuse the same view silently
-    if (event && (call.messagesFolded > 0 || call.messagesDropped > 0 || newlyTruncated)) {
-      this.options.onCompress?.(event);
-    }
+    const changed = changes.masked.count + changes.redacted.count + changes.truncated > 0;
+    if (event && (call.messagesFolded > 0 || call.messagesDropped > 0 || changed)) this.options.onCompress?.(event);
     return { system, messages: output, estimatedTokens, decisions: call.decisions, event };
   }
 
+  /**
+   * One batch of observation masking. Under budget pressure it clears every candidate; otherwise only when it frees
+   * at least `clearAtLeast` tokens and the expected cache-read savings over the coming calls exceed the one-time
+   * cost of rewriting the prompt after the first masked result.
+   */
+  private async maskOld(call: FoldCall, pressure: boolean): Promise<void> {
+    const masking = this.masking as Required<MaskingOptions>;
+    const hidden = new Set([...call.masked, ...call.redactions.keys()]);
+    const step = planMaskingStep({
+      messages: call.messages,
+      sites: call.sites,
+      covered: call.coveredCount,
+      hidden,
+      options: masking,
+      redactionToolName: this.redactionRules?.toolName ?? DEFAULT_REDACTION_TOOL_NAME,
+      meter: this.meter,
+    });
+    if (step.keys.length === 0) return;
+    const { read, write } = { ...DEFAULT_CACHE_PRICING, ...this.options.cachePricing };
+    const rewritten =
+      call.view.tokens.slice(step.firstMessageIndex).reduce((sum, tokens) => sum + tokens, 0) - step.freed;
+    const calls = call.messages.filter((message) => message.role === 'assistant').length;
+    const expectedCalls = Math.min(50, Math.max(4, calls));
+    const savings = read * step.freed * expectedCalls;
+    const breakCost = (write - read) * Math.max(0, rewritten);
+    if (!pressure && (step.freed < masking.clearAtLeast || savings < MASKING_PAYOFF_MARGIN * breakCost)) return;
+    for (const key of step.keys) call.masked.add(key);
+    this.rebuild(call);
+    await this.save(call);
+    const economics = `frees ${step.freed} tokens; expected savings ${Math.round(savings)} (${read}x over ~${expectedCalls} calls) vs. a one-time cache rewrite costing ${Math.round(breakCost)} (${rewritten} tokens at +${Math.round((write - read) * 100) / 100}x)`;
+    call.decisions.push({
+      trigger: pressure ? 'budget' : 'turns',
+      scope: { kind: 'observations', toolCallIds: step.keys.map((key) => call.siteByKey.get(key)?.callId ?? key) },
+      confidence: 1,
+      details: `masked ${step.keys.length} tool results older than the ${masking.keepRecent} most recent: ${economics}`,
+    });
+  }
+
   /** Folds the oldest kept messages into the session state, down to the target share of the budget. */
-  private async foldOldest(call: FoldCall, force: boolean, tokensBefore: number): Promise<void> {
-    const { limits, layout, record } = call;
-    const from = record?.coveredCount ?? 0;
+  private async foldOldest(call: FoldCall, force: boolean): Promise<void> {
+    const { limits, layout } = call;
+    const from = call.coveredCount;
+    const tokensBefore = this.total(call);
     const growth = Math.min(limits.budget * 0.1, layout.total(from, 0) * 0.15);
-    const stateTokens = this.stateTokens(record?.state) + growth;
+    const stateTokens = this.stateTokens(call.state) + growth;
     const cut = layout.chooseCut({ covered: from, stateTokens, targetTokens: limits.compressTo, force });
     if (cut === undefined) return;
     const started = performance.now();
     try {
       const key = `${call.namespace}\u0000${call.prefixHashes[cut]}`;
-      const state = await this.fold(key, call.messages.slice(from, cut), record?.state);
+      const redactedOnly = resultEdits({
+        sites: call.sites,
+        masked: new Set(),
+        redactions: call.redactions,
+        keepRecent: 0,
+        meter: this.meter,
+      });
+      const folding = applyResultEdits(call.messages.slice(from, cut), redactedOnly);
+      const state = await this.fold(key, folding, call.state);
       call.summarizerMs = performance.now() - started;
-      await this.save(call, cut, fitState(state, limits.maxStateTokens, this.meter), record?.droppedCount ?? 0);
+      call.state = fitState(state, limits.maxStateTokens, this.meter);
+      call.coveredCount = cut;
+      this.rebuild(call);
+      await this.save(call);
       this.failures.delete(call.conversation);
       call.messagesFolded = cut - from;
       call.decisions.push({
@@ -227,15 +325,18 @@ export class CompressionEngine {
 
   /** The last resort over the hard limit: the oldest whole turns leave without a summary, down to the target. */
   private async dropOldest(call: FoldCall): Promise<void> {
-    const from = call.record?.coveredCount ?? 0;
-    const state = call.record?.state ?? EMPTY_SESSION_STATE;
+    const from = call.coveredCount;
+    const state = call.state ?? EMPTY_SESSION_STATE;
     const stateTokens = this.stateTokens(state) + 64;
     const cut = call.layout.chooseCut({ covered: from, stateTokens, targetTokens: call.limits.compressTo });
     if (cut === undefined) return;
     const dropped = cut - from;
     const note = `(${dropped} earlier messages could not be summarized and were left out.)`;
-    const droppedState = { ...state, conversationSummary: `${state.conversationSummary} ${note}`.trim() };
-    await this.save(call, cut, droppedState, (call.record?.droppedCount ?? 0) + dropped);
+    call.state = { ...state, conversationSummary: `${state.conversationSummary} ${note}`.trim() };
+    call.coveredCount = cut;
+    call.droppedCount += dropped;
+    this.rebuild(call);
+    await this.save(call);
     call.messagesDropped = dropped;
     call.decisions.push({
       trigger: 'hard-limit',
@@ -245,15 +346,46 @@ export class CompressionEngine {
     });
   }
 
-  private async save(call: FoldCall, coveredCount: number, state: SessionState, droppedCount: number) {
-    const prefixHash = (call.prefixHashes[coveredCount] as number).toString(36);
-    call.record = { version: STATE_FORMAT_VERSION, coveredCount, prefixHash, state, droppedCount };
-    await this.records.save({ namespace: call.namespace, anchor: call.anchor, record: call.record });
+  /** Rebuilds the view and the layout after the fold point or the masked set changed. */
+  private rebuild(call: FoldCall): void {
+    call.view = buildView({
+      messages: call.messages,
+      from: call.coveredCount,
+      sites: call.sites,
+      masked: call.masked,
+      redactions: call.redactions,
+      keepRecent: this.masking ? this.masking.keepRecent : DEFAULT_MASKING_OPTIONS.keepRecent,
+      maxToolResultTokens: call.limits.maxToolResultTokens,
+      meter: this.meter,
+    });
+    call.layout = new FoldLayout(call.messages, call.view.tokens, call.fixedTokens);
+  }
+
+  /**
+   * Stores the call's compression point under the shortest prefix that determines it (the fold point, or the last
+   * masked result), so a repeated, extended or regenerated request finds it.
+   */
+  private async save(call: FoldCall): Promise<void> {
+    const masked = [...call.masked].filter((key) => (call.siteByKey.get(key)?.messageIndex ?? -1) >= call.coveredCount);
+    const through = masked.reduce(
+      (deepest, key) => Math.max(deepest, (call.siteByKey.get(key)?.messageIndex ?? 0) + 1),
+      call.coveredCount,
+    );
+    const record: StateRecord = {
+      version: STATE_FORMAT_VERSION,
+      through,
+      prefixHash: (call.prefixHashes[through] as number).toString(36),
+      coveredCount: call.coveredCount,
+      ...(call.state ? { state: call.state } : {}),
+      droppedCount: call.droppedCount,
+      masked,
+    };
+    await this.records.save({ namespace: call.namespace, anchor: call.anchor, record });
   }
 
   /** Tokens of the prompt as it stands in this call. */
   private total(call: FoldCall): number {
-    return call.layout.total(call.record?.coveredCount ?? 0, this.stateTokens(call.record?.state));
+    return call.layout.total(call.coveredCount, this.stateTokens(call.state));
   }
 
   /** Tokens of the session state pair, 0 without a state; rendered and counted once per state object. */

@@ -15,6 +15,10 @@ export interface CompressEvent {
   readonly messagesFolded: number;
   /** Messages dropped without a summary (summarizer failure over the hard limit). */
   readonly messagesDropped: number;
+  /** Tool results this call newly masked (observation masking), and the tokens that freed. */
+  readonly observationsMasked: { readonly count: number; readonly tokensFreed: number };
+  /** Tool results this call newly replaced on the model's request (the redaction tool), and the tokens freed. */
+  readonly observationsRedacted: { readonly count: number; readonly tokensFreed: number };
   /** Tool results shortened head-and-tail because each alone was too large. */
   readonly toolResultsTruncated: number;
   /** Time the summarizer took, 0 when none ran. */

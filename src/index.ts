@@ -20,7 +20,12 @@ export { hashString } from './hash.js';
 export { mergeSessionStates } from './merge-session-state.js';
 export { DEFAULT_MESSAGE_OVERHEAD_TOKENS, MessageMeter } from './message-meter.js';
 export {
+  DEFAULT_MASKING_OPTIONS,
+  type MaskingOptions,
+} from './observation-masking.js';
+export {
   type CompressionOptions,
+  DEFAULT_CACHE_PRICING,
   DEFAULT_COMPRESS_AT,
   DEFAULT_COMPRESS_TO,
   DEFAULT_HARD_LIMIT,
@@ -34,7 +39,22 @@ export {
   DEFAULT_STATE_ACKNOWLEDGEMENT,
   DEFAULT_SUMMARIZER_INSTRUCTIONS,
   DEFAULT_SUMMARIZER_PROMPT,
+  describeToolCall,
+  maskedResultPlaceholder,
+  redactedResultPlaceholder,
 } from './prompts.js';
+export {
+  collectRedactions,
+  DEFAULT_REDACTION_TOOL_DESCRIPTION,
+  DEFAULT_REDACTION_TOOL_NAME,
+  MAX_REDACTION_IDS,
+  MAX_REDACTION_REASON_CHARS,
+  type RedactionInput,
+  RedactionInputSchema,
+  type RedactionOutcome,
+  type RejectedRedaction,
+  validateRedaction,
+} from './redaction.js';
 export { renderSessionState, sessionStateMessages } from './render-session-state.js';
 export { renderTranscript } from './render-transcript.js';
 export { EMPTY_SESSION_STATE, type SessionState, SessionStateSchema } from './session-state.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InvalidOptionError } from './errors.js';
 import type { CompressEvent, CompressionErrorEvent } from './events.js';
+import type { MaskingOptions } from './observation-masking.js';
 import type { StateStore } from './state-store.js';
 import type { SummarizeFunction, Summarizer } from './summarizer.js';
 import type { TokenCounter } from './token-counter.js';
@@ -50,6 +51,27 @@ export interface CompressionOptions {
   awarenessBlock?: string;
   /** The assistant reply that follows the session state message. @default DEFAULT_STATE_ACKNOWLEDGEMENT */
   acknowledgement?: string;
+  /**
+   * Observation masking: tool results older than the `keepRecent` newest become short placeholders (their calls
+   * stay), in batches of at least `clearAtLeast` tokens, and only when the savings pay for the prompt-cache break,
+   * or when the prompt is over the compression threshold. `false` turns it off. @default on, DEFAULT_MASKING_OPTIONS
+   */
+  masking?: MaskingOptions | false;
+  /**
+   * Fold old turns into the session state when masking is not enough. `false` keeps only masking, redaction and
+   * truncation, with dropping the oldest turns past the hard limit as the last resort. @default true
+   */
+  folding?: boolean;
+  /**
+   * Replays the model's redaction directives (calls of `redactionTool()`) found in the conversation. `false` turns
+   * it off. @default { toolName: DEFAULT_REDACTION_TOOL_NAME }
+   */
+  redaction?: { toolName?: string } | false;
+  /**
+   * Prompt-cache prices as multiples of the input price, for deciding whether a masking step pays for the cache
+   * break it causes. @default { read: 0.1, write: 1.25 } (Anthropic's published multipliers)
+   */
+  cachePricing?: { read?: number; write?: number };
   /** Called by each call that changed what the model sees: a fold, a drop, or a newly shortened tool result. */
   onCompress?: (event: CompressEvent) => void;
   /** Called when something failed and the engine fell back; the user's call still goes on. */
@@ -75,7 +97,28 @@ const OptionsSchema = z.object({
   namespace: z.string().optional(),
   awarenessBlock: z.string().optional(),
   acknowledgement: z.string().min(1).optional(),
+  masking: z
+    .union([
+      z.literal(false),
+      z
+        .object({
+          keepRecent: z.number().int().nonnegative().optional(),
+          clearAtLeast: z.number().int().nonnegative().optional(),
+          excludeTools: z.array(z.string()).optional(),
+        })
+        .strict(),
+    ])
+    .optional(),
+  folding: z.boolean().optional(),
+  redaction: z.union([z.literal(false), z.object({ toolName: z.string().min(1).optional() }).strict()]).optional(),
+  cachePricing: z
+    .object({ read: z.number().nonnegative().optional(), write: z.number().positive().optional() })
+    .strict()
+    .optional(),
 });
+
+/** Prompt-cache prices as multiples of the input price (Anthropic: reads 0.1x, writes 1.25x). */
+export const DEFAULT_CACHE_PRICING = Object.freeze({ read: 0.1, write: 1.25 });
 
 /**
  * Validates options when a factory is called, so mistakes fail at start-up with the option's name, not in the
@@ -89,10 +132,8 @@ export function validateOptions(options: CompressionOptions): void {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const option = issue?.path.join('.') || 'options';
-    throw new InvalidOptionError({
-      option,
-      message: `${issue?.message ?? 'invalid'} (got ${JSON.stringify(options[option as keyof CompressionOptions])})`,
-    });
+    const value = issue?.path.reduce<unknown>((inner, key) => (inner as Record<PropertyKey, unknown>)?.[key], options);
+    throw new InvalidOptionError({ option, message: `${issue?.message ?? 'invalid'} (got ${JSON.stringify(value)})` });
   }
   const compressAt = options.compressAt ?? DEFAULT_COMPRESS_AT;
   const compressTo = options.compressTo ?? DEFAULT_COMPRESS_TO;

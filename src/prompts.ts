@@ -41,3 +41,28 @@ export const DEFAULT_SUMMARIZER_PROMPT = `<previous_memory>
 </messages_to_fold>
 
 Return the merged memory.`;
+
+/** A short description of a tool call for placeholders: its name and its arguments, cut to `maxChars`. */
+export function describeToolCall(name: string, args: unknown, maxChars = 80): string {
+  const text = typeof args === 'string' ? args : JSON.stringify(args ?? {});
+  const compact = text.replace(/\s+/g, ' ');
+  return `${name}(${compact.length > maxChars ? `${compact.slice(0, maxChars)}...` : compact})`;
+}
+
+/** The placeholder of a tool result cleared by observation masking. */
+export function maskedResultPlaceholder({
+  call,
+  tokens,
+  keepRecent,
+}: {
+  call: string;
+  tokens: number;
+  keepRecent: number;
+}): string {
+  return `[Result of ${call} cleared to save context: ${tokens} tokens, older than the ${keepRecent} most recent tool results. Call the tool again if you need it.]`;
+}
+
+/** The placeholder of a tool result the model redacted with the redaction tool. */
+export function redactedResultPlaceholder({ call, reason }: { call: string; reason: string }): string {
+  return `[Result of ${call} redacted at the assistant's request: ${reason}]`;
+}

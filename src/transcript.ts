@@ -51,6 +51,8 @@ export interface ToolResultPart {
   readonly isError?: boolean;
   /** True when the engine replaced the output; adapters then rebuild the part from `output`. */
   readonly edited?: boolean;
+  /** How the output was replaced. */
+  readonly edit?: 'masked' | 'redacted' | 'truncated';
   readonly original?: unknown;
 }
 
@@ -72,6 +74,8 @@ export interface Message {
   readonly edited?: boolean;
   /** Marks the synthetic `<session_state>` pair and other engine-made messages. */
   readonly synthetic?: 'session-state' | 'acknowledgement' | 'awareness';
+  /** The framework's message id, where it has one (LangChain, UI messages). */
+  readonly id?: string;
   readonly original?: unknown;
 }
 

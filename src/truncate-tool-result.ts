@@ -62,7 +62,12 @@ export function truncateOversizedResults(
       if (part.type !== 'tool-result' || meter.countText(part.output) <= maxTokens) return part;
       changed = true;
       truncatedIds.push(part.callId);
-      return { ...part, output: truncateHeadAndTail(part.output, maxTokens, meter.counter), edited: true } as const;
+      return {
+        ...part,
+        output: truncateHeadAndTail(part.output, maxTokens, meter.counter),
+        edited: true,
+        edit: 'truncated',
+      } as const;
     });
     if (!changed) {
       out.push(message);

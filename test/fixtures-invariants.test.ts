@@ -44,6 +44,7 @@ describe.skipIf(!dir)('DESIGN.md invariants on every step of every fixture traje
         const budget = contextWindow - reserveOutputTokens;
         let systemPrompt: string | undefined;
         let compressions = 0;
+        let folds = 0;
         for (const end of assistantTurns(messages)) {
           const history = messages.slice(0, end);
           const frozen = JSON.stringify(history);
@@ -60,8 +61,9 @@ describe.skipIf(!dir)('DESIGN.md invariants on every step of every fixture traje
           expect(promptTokens(prompt), 'under the hard limit').toBeLessThanOrEqual(budget * 0.85);
           const text = JSON.stringify(prompt);
           const first = prompt.find((message) => message.role !== 'system');
-          if (first?.role === 'user' && JSON.stringify(first.content).includes('"text":"<session_state>'))
-            compressions++;
+          const hasState = first?.role === 'user' && JSON.stringify(first.content).includes('"text":"<session_state>');
+          if (hasState) folds++;
+          if (hasState || /cleared to save context|cut from the middle/.test(text)) compressions++;
           expect(text).not.toMatch(/SummarizerError|Summarizer ".*" failed/);
         }
         const rawTokens = session.messages.reduce((sum, message) => sum + meter.countText(JSON.stringify(message)), 0);
@@ -69,10 +71,9 @@ describe.skipIf(!dir)('DESIGN.md invariants on every step of every fixture traje
         else if (rawTokens > budget) {
           expect(compressions, 'a history larger than the budget was compressed').toBeGreaterThan(0);
           // folds happen in batches and are reused from the store: far fewer summarizer calls than model calls
-          expect(summarizerCalls).toBeGreaterThan(0);
           expect(summarizerCalls).toBeLessThan(assistantTurns(messages).length / 3);
         }
-        expect(compressions === 0 || summarizerCalls > 0).toBe(true);
+        expect(folds === 0 || summarizerCalls > 0).toBe(true);
       },
     );
   }

@@ -99,11 +99,13 @@ function recordingStore() {
 }
 
 const record = (hashes: readonly number[], coveredCount: number, fact: string): StateRecord => ({
-  version: 1,
+  version: 2,
+  through: coveredCount,
   coveredCount,
   prefixHash: (hashes[coveredCount] as number).toString(36),
   state: state(fact),
   droppedCount: 0,
+  masked: [],
 });
 
 describe('StateRecords', () => {
@@ -119,23 +121,23 @@ describe('StateRecords', () => {
 
   it('finds the deepest cut whose prefix matches', async () => {
     const records = await seeded();
-    const found = await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: hashes, maxCovered: 5 });
+    const found = await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: hashes, maxThrough: 5 });
     expect(found?.coveredCount).toBe(4);
-    expect(found?.state.logos).toEqual(['four']);
+    expect(found?.state?.logos).toEqual(['four']);
   });
 
   it('ignores cuts whose prefix changed (an edited message before the cut)', async () => {
     const records = await seeded();
     const edited = prefixes('ns', ['m0', 'm1', 'm2', 'EDITED', 'm4', 'm5']);
-    const found = await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: edited, maxCovered: 5 });
+    const found = await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: edited, maxThrough: 5 });
     expect(found?.coveredCount).toBe(2);
     const early = prefixes('ns', ['m0', 'EDITED', 'm2', 'm3', 'm4', 'm5']);
-    expect(await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: early, maxCovered: 5 })).toBeUndefined();
+    expect(await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: early, maxThrough: 5 })).toBeUndefined();
   });
 
-  it('ignores cuts beyond maxCovered', async () => {
+  it('ignores records about more messages than maxThrough', async () => {
     const records = await seeded();
-    const found = await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: hashes, maxCovered: 3 });
+    const found = await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: hashes, maxThrough: 3 });
     expect(found?.coveredCount).toBe(2);
   });
 
@@ -143,9 +145,9 @@ describe('StateRecords', () => {
     const records = await seeded();
     const other = prefixes('other', messages);
     expect(
-      await records.find({ namespace: 'other', anchor: 'm0', prefixHashes: other, maxCovered: 5 }),
+      await records.find({ namespace: 'other', anchor: 'm0', prefixHashes: other, maxThrough: 5 }),
     ).toBeUndefined();
-    expect(await records.find({ namespace: 'ns', anchor: 'x0', prefixHashes: hashes, maxCovered: 5 })).toBeUndefined();
+    expect(await records.find({ namespace: 'ns', anchor: 'x0', prefixHashes: hashes, maxThrough: 5 })).toBeUndefined();
   });
 
   it('falls back to a shallower cut when the deeper record is gone or corrupt', async () => {
@@ -154,7 +156,7 @@ describe('StateRecords', () => {
     await records.save({ namespace: 'ns', anchor: 'm0', record: record(hashes, 2, 'two') });
     await records.save({ namespace: 'ns', anchor: 'm0', record: record(hashes, 4, 'four') });
     await store.set(key(':state:4:'), { garbage: true });
-    const found = await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: hashes, maxCovered: 5 });
+    const found = await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: hashes, maxThrough: 5 });
     expect(found?.coveredCount).toBe(2);
   });
 
@@ -163,7 +165,7 @@ describe('StateRecords', () => {
     const records = new StateRecords(store, undefined);
     await records.save({ namespace: 'ns', anchor: 'm0', record: record(hashes, 2, 'two') });
     await store.set(key(':index:'), 'not an index');
-    expect(await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: hashes, maxCovered: 5 })).toBeUndefined();
+    expect(await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: hashes, maxThrough: 5 })).toBeUndefined();
   });
 
   it('passes its TTL to the store on every write', async () => {
@@ -187,9 +189,9 @@ describe('StateRecords', () => {
     await records.save({ namespace: 'ns', anchor: 'm0', record: record(hashes, 2, 'two') });
     await records.save({ namespace: 'ns', anchor: 'm0', record: record(hashes, 2, 'two again') });
     const indexKey = key(':index:');
-    expect(await store.get(indexKey)).toEqual([{ coveredCount: 2, prefixHash: record(hashes, 2, '').prefixHash }]);
+    expect(await store.get(indexKey)).toEqual([{ through: 2, prefixHash: record(hashes, 2, '').prefixHash }]);
     expect(
-      (await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: hashes, maxCovered: 5 }))?.state.logos,
+      (await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: hashes, maxThrough: 5 }))?.state?.logos,
     ).toEqual(['two again']);
     const long = prefixes(
       'ns',
