@@ -53,12 +53,14 @@ function describe(event: CompressEvent | undefined): string {
   const parts = [];
   if (event.messagesFolded > 0) parts.push(`folded ${event.messagesFolded} messages into the session state`);
   if (event.messagesDropped > 0) parts.push(`dropped ${event.messagesDropped} messages`);
+  if (event.observationsMasked.count > 0) parts.push(`masked ${event.observationsMasked.count} old tool results`);
+  if (event.observationsRedacted.count > 0) parts.push(`redacted ${event.observationsRedacted.count} tool results`);
   if (event.toolResultsTruncated > 0 && event.trigger === 'oversized-result')
     parts.push('shortened an oversized tool result');
   return `${event.trigger}: ${parts.join(', ')}`;
 }
 
-const isFold = (event: CompressEvent | undefined) => Boolean(event && event.messagesFolded + event.messagesDropped > 0);
+const isFold = (event: CompressEvent | undefined) => event !== undefined;
 
 const pad = (value: string | number, width: number) => String(value).padStart(width);
 const format = (value: number) => Math.round(value).toLocaleString('en-US');

@@ -48,7 +48,9 @@ export interface FoldCall {
   readonly sites: readonly ResultSite[];
   /** Tool results by `ResultSite.key`. */
   readonly siteByKey: ReadonlyMap<string, ResultSite>;
-  /** Redactions replayed from the conversation: tool call id to the model's reason. */
+  /** Keys of the results this history allows to mask (see `maskableKeys`). */
+  readonly maskable: ReadonlySet<string>;
+  /** Redactions replayed from the conversation: result key to the model's reason. */
   readonly redactions: ReadonlyMap<string, string>;
   /** How many leading messages left the prompt (folded or dropped). */
   coveredCount: number;
@@ -56,6 +58,8 @@ export interface FoldCall {
   droppedCount: number;
   /** Keys (`ResultSite.key`) of the masked tool results. */
   readonly masked: Set<string>;
+  /** What this call's masking step masked. */
+  newlyMasked: { count: number; tokensFreed: number };
   view: PromptView;
   layout: FoldLayout;
   readonly decisions: CompressionDecision[];

@@ -12,8 +12,12 @@ import { MessageMeter } from './message-meter.js';
 import {
   applyResultEdits,
   DEFAULT_MASKING_OPTIONS,
+  forEachResult,
   type MaskingOptions,
+  type MaskingStep,
+  maskableKeys,
   planMaskingStep,
+  type ResultEdit,
   resultEdits,
   resultSites,
 } from './observation-masking.js';
@@ -27,7 +31,7 @@ import {
   validateOptions,
 } from './options.js';
 import { PrefixTracker } from './prefix-tracker.js';
-import { buildView, newViewChanges } from './prompt-view.js';
+import { buildView, newlyTruncated } from './prompt-view.js';
 import { DEFAULT_AWARENESS_BLOCK, DEFAULT_STATE_ACKNOWLEDGEMENT } from './prompts.js';
 import { collectRedactions, DEFAULT_REDACTION_TOOL_NAME, type RedactionRules } from './redaction.js';
 import { sessionStateMessages } from './render-session-state.js';
@@ -62,6 +66,7 @@ export class CompressionEngine {
   /** Conversations whose summarizer failed, with the message count from which it is tried again. */
   private readonly failures = new Map<string, number>();
   private readonly stateTokenCache = new WeakMap<SessionState, number>();
+  private readonly editCache = { edits: new Map<string, ResultEdit | null>(), messages: new Map<string, Message>() };
   private readonly awareness: Message | undefined;
   private readonly masking: Required<MaskingOptions> | undefined;
   private readonly redactionRules: RedactionRules | undefined;
@@ -133,6 +138,11 @@ export class CompressionEngine {
     const found = await this.records.find({ namespace, anchor, prefixHashes, maxThrough: messages.length });
     const stored = found && found.coveredCount < messages.length ? found : undefined;
     const sites = resultSites(messages, this.meter);
+    const replayed = this.redactionRules
+      ? collectRedactions(messages, this.redactionRules)
+      : { reasons: new Map<string, string>(), latest: new Set<string>() };
+    const redactionToolName = this.redactionRules?.toolName ?? DEFAULT_REDACTION_TOOL_NAME;
+    const maskable = this.masking ? maskableKeys(messages, sites, this.masking, redactionToolName) : new Set<string>();
     const call = {
       namespace,
       anchor,
@@ -143,11 +153,14 @@ export class CompressionEngine {
       fixedTokens: systemMeasures.reduce((sum, measure) => sum + measure.tokens, toolsMeasure.tokens),
       sites,
       siteByKey: new Map(sites.map((site) => [site.key, site])),
-      redactions: this.redactionRules ? collectRedactions(messages, this.redactionRules) : new Map<string, string>(),
+      maskable,
+      redactions: replayed.reasons,
       coveredCount: stored?.coveredCount ?? 0,
       state: stored?.state,
       droppedCount: stored?.droppedCount ?? 0,
-      masked: new Set(stored?.masked),
+      // a record found for a longer history may mask results this one does not allow (a retry, a fork)
+      masked: new Set(stored?.masked.filter((key) => maskable.has(key))),
+      newlyMasked: { count: 0, tokensFreed: 0 },
       decisions: [],
       messagesFolded: 0,
       messagesDropped: 0,
@@ -158,13 +171,15 @@ export class CompressionEngine {
     const tokensBefore = this.total(call);
 
     const pressure = force || tokensBefore > limits.compressAt;
-    if (this.masking) await this.maskOld(call, pressure);
+    if (this.masking) await this.maskOld(call, pressure, force);
     const retryAfter = this.failures.get(call.conversation);
     const backingOff = retryAfter !== undefined && messages.length < retryAfter;
     // under pressure the cache breaks anyway: go down to the target in this one break, not just below the threshold
     const foldAbove = pressure ? limits.compressTo : limits.compressAt;
     const folding = this.options.folding !== false;
-    if (folding && (force || this.total(call) > foldAbove) && !backingOff) await this.foldOldest(call, force);
+    if (folding && (force || this.total(call) > foldAbove) && !backingOff) {
+      await this.foldOldest(call, force, tokensBefore);
+    }
     if (this.total(call) > limits.hardLimit) await this.dropOldest(call);
     if (call.failure) {
       const fallback = call.messagesDropped > 0 ? 'dropped-oldest-turns' : 'sent-uncompressed';
@@ -194,21 +209,29 @@ export class CompressionEngine {
         details: `${call.view.truncatedIds.length} tool results over ${limits.maxToolResultTokens} tokens shortened head-and-tail`,
       });
     }
-    const changes = newViewChanges({
-      view: call.view,
-      messages,
-      from: covered,
-      previousHashes: new Set(this.prefixes.previous(call.conversation)?.map((measure) => measure.hash)),
-      sites: call.siteByKey,
-      meter: this.meter,
+    const edited = call.view.truncatedIds.length > 0 || replayed.latest.size > 0;
+    const previousHashes = edited
+      ? new Set(this.prefixes.previous(call.conversation)?.map((measure) => measure.hash))
+      : new Set<number>();
+    const truncated =
+      call.view.truncatedIds.length > 0
+        ? newlyTruncated({ view: call.view, messages, from: covered, previousHashes, meter: this.meter })
+        : 0;
+    // a redaction is news in the step after its directive, unless this instance already sent that view (a retry)
+    const redacted = { count: 0, tokensFreed: 0 };
+    forEachResult(replayed.latest.size > 0 ? call.view.messages : [], (part, key, messageIndex) => {
+      if (messageIndex < covered || part.edit !== 'redacted' || !replayed.latest.has(key)) return;
+      if (previousHashes.has(this.meter.measure(call.view.messages[messageIndex] as Message).hash)) return;
+      redacted.count++;
+      redacted.tokensFreed += Math.max(0, (call.siteByKey.get(key)?.tokens ?? 0) - this.meter.countText(part.output));
     });
-    if (changes.redacted.count > 0) {
-      const ids = [...call.redactions.keys()].filter((id) => (call.siteByKey.get(id)?.messageIndex ?? -1) >= covered);
+    if (redacted.count > 0) {
+      const keys = [...replayed.latest].filter((key) => (call.siteByKey.get(key)?.messageIndex ?? -1) >= covered);
       call.decisions.push({
         trigger: 'redaction',
-        scope: { kind: 'observations', toolCallIds: ids },
+        scope: { kind: 'observations', toolCallIds: keys.map((key) => call.siteByKey.get(key)?.callId ?? key) },
         confidence: 1,
-        details: `the model redacted ${changes.redacted.count} tool results, freeing ${changes.redacted.tokensFreed} tokens`,
+        details: `the model redacted ${redacted.count} tool results, freeing ${redacted.tokensFreed} tokens`,
       });
     }
     const cacheablePrefixTokens = this.prefixes.update(call.conversation, [
@@ -226,16 +249,16 @@ export class CompressionEngine {
             tokensAfter: Math.round(estimatedTokens * limits.ratio),
             messagesFolded: call.messagesFolded,
             messagesDropped: call.messagesDropped,
-            observationsMasked: changes.masked,
-            observationsRedacted: changes.redacted,
+            observationsMasked: call.newlyMasked,
+            observationsRedacted: redacted,
             toolResultsTruncated: call.view.truncatedIds.length,
             summarizerMs: call.summarizerMs,
-            reusedState: stored !== undefined && call.messagesFolded === 0,
+            reusedState: stored?.state !== undefined && call.messagesFolded === 0,
             cacheablePrefixTokens,
           }
         : undefined;
     // reported once, by the call that changed what the model sees; later calls reuse the same view silently
-    const changed = changes.masked.count + changes.redacted.count + changes.truncated > 0;
+    const changed = call.newlyMasked.count + redacted.count + truncated > 0;
     if (event && (call.messagesFolded > 0 || call.messagesDropped > 0 || changed)) this.options.onCompress?.(event);
     return { system, messages: output, estimatedTokens, decisions: call.decisions, event };
   }
@@ -245,44 +268,52 @@ export class CompressionEngine {
    * at least `clearAtLeast` tokens and the expected cache-read savings over the coming calls exceed the one-time
    * cost of rewriting the prompt after the first masked result.
    */
-  private async maskOld(call: FoldCall, pressure: boolean): Promise<void> {
+  private async maskOld(call: FoldCall, pressure: boolean, force: boolean): Promise<void> {
     const masking = this.masking as Required<MaskingOptions>;
     const hidden = new Set([...call.masked, ...call.redactions.keys()]);
+    const { read, write } = { ...DEFAULT_CACHE_PRICING, ...this.options.cachePricing };
+    const calls = call.messages.filter((message) => message.role === 'assistant').length;
+    const expectedCalls = Math.min(50, Math.max(4, calls));
+    const economics = (step: MaskingStep) => {
+      let after = 0;
+      for (let index = step.firstMessageIndex; index < call.view.tokens.length; index++) {
+        after += call.view.tokens[index] as number;
+      }
+      const rewritten = Math.max(0, after - step.freed);
+      return { rewritten, savings: read * step.freed * expectedCalls, breakCost: (write - read) * rewritten };
+    };
+    const pays = (step: MaskingStep) => {
+      const { savings, breakCost } = economics(step);
+      return step.freed >= masking.clearAtLeast && savings >= MASKING_PAYOFF_MARGIN * breakCost;
+    };
     const step = planMaskingStep({
-      messages: call.messages,
       sites: call.sites,
       covered: call.coveredCount,
       hidden,
-      options: masking,
-      redactionToolName: this.redactionRules?.toolName ?? DEFAULT_REDACTION_TOOL_NAME,
+      maskable: call.maskable,
+      keepRecent: masking.keepRecent,
       meter: this.meter,
+      worthPlanning: (bound) => pressure || pays(bound),
     });
-    if (step.keys.length === 0) return;
-    const { read, write } = { ...DEFAULT_CACHE_PRICING, ...this.options.cachePricing };
-    const rewritten =
-      call.view.tokens.slice(step.firstMessageIndex).reduce((sum, tokens) => sum + tokens, 0) - step.freed;
-    const calls = call.messages.filter((message) => message.role === 'assistant').length;
-    const expectedCalls = Math.min(50, Math.max(4, calls));
-    const savings = read * step.freed * expectedCalls;
-    const breakCost = (write - read) * Math.max(0, rewritten);
-    if (!pressure && (step.freed < masking.clearAtLeast || savings < MASKING_PAYOFF_MARGIN * breakCost)) return;
+    if (step.keys.length === 0 || (!pressure && !pays(step))) return;
+    const { rewritten, savings, breakCost } = economics(step);
     for (const key of step.keys) call.masked.add(key);
+    call.newlyMasked = { count: step.keys.length, tokensFreed: step.freed };
     this.rebuild(call);
     await this.save(call);
-    const economics = `frees ${step.freed} tokens; expected savings ${Math.round(savings)} (${read}x over ~${expectedCalls} calls) vs. a one-time cache rewrite costing ${Math.round(breakCost)} (${rewritten} tokens at +${Math.round((write - read) * 100) / 100}x)`;
+    const arithmetic = `frees ${step.freed} tokens; expected savings ${Math.round(savings)} (${read}x over ~${expectedCalls} calls) vs. a one-time cache rewrite costing ${Math.round(breakCost)} (${rewritten} tokens at +${Math.round((write - read) * 100) / 100}x)`;
     call.decisions.push({
-      trigger: pressure ? 'budget' : 'turns',
+      trigger: force ? 'forced' : pressure ? 'budget' : 'turns',
       scope: { kind: 'observations', toolCallIds: step.keys.map((key) => call.siteByKey.get(key)?.callId ?? key) },
       confidence: 1,
-      details: `masked ${step.keys.length} tool results older than the ${masking.keepRecent} most recent: ${economics}`,
+      details: `masked ${step.keys.length} tool results older than the ${masking.keepRecent} most recent: ${arithmetic}`,
     });
   }
 
   /** Folds the oldest kept messages into the session state, down to the target share of the budget. */
-  private async foldOldest(call: FoldCall, force: boolean): Promise<void> {
+  private async foldOldest(call: FoldCall, force: boolean, tokensBefore: number): Promise<void> {
     const { limits, layout } = call;
     const from = call.coveredCount;
-    const tokensBefore = this.total(call);
     const growth = Math.min(limits.budget * 0.1, layout.total(from, 0) * 0.15);
     const stateTokens = this.stateTokens(call.state) + growth;
     const cut = layout.chooseCut({ covered: from, stateTokens, targetTokens: limits.compressTo, force });
@@ -357,6 +388,7 @@ export class CompressionEngine {
       keepRecent: this.masking ? this.masking.keepRecent : DEFAULT_MASKING_OPTIONS.keepRecent,
       maxToolResultTokens: call.limits.maxToolResultTokens,
       meter: this.meter,
+      cache: this.editCache,
     });
     call.layout = new FoldLayout(call.messages, call.view.tokens, call.fixedTokens);
   }

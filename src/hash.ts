@@ -25,12 +25,16 @@ export function hash53(text: string, seed = 0): number {
 
 /** A 53-bit hash of an ordered pair of hashes, e.g. a message prefix extended by one message. */
 export function hashChain(previous: number, next: number): number {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (const word of [previous >>> 0, Math.floor(previous / 4294967296), next >>> 0, Math.floor(next / 4294967296)]) {
-    h1 = Math.imul(h1 ^ word, 2654435761);
-    h2 = Math.imul(h2 ^ word, 1597334677);
-  }
+  let h1 = Math.imul(0xdeadbeef ^ (previous >>> 0), 2654435761);
+  let h2 = Math.imul(0x41c6ce57 ^ (previous >>> 0), 1597334677);
+  const previousHigh = Math.floor(previous / 4294967296);
+  h1 = Math.imul(h1 ^ previousHigh, 2654435761);
+  h2 = Math.imul(h2 ^ previousHigh, 1597334677);
+  h1 = Math.imul(h1 ^ (next >>> 0), 2654435761);
+  h2 = Math.imul(h2 ^ (next >>> 0), 1597334677);
+  const nextHigh = Math.floor(next / 4294967296);
+  h1 = Math.imul(h1 ^ nextHigh, 2654435761);
+  h2 = Math.imul(h2 ^ nextHigh, 1597334677);
   return mix(h1, h2);
 }
 

@@ -1,4 +1,4 @@
-import { hash53 } from './hash.js';
+import { hash53, hashChain } from './hash.js';
 import type { TokenCounter } from './token-counter.js';
 import { type Message, type Part, partText, stableStringify } from './transcript.js';
 
@@ -15,6 +15,15 @@ export interface MessageMeasure {
 /** Free texts and messages share one count memo; a free text's key is its hash moved to another range. */
 const hashOfText = (hash: number) => -1 - hash;
 
+/** Seeds that keep equal texts in different roles and part types apart. */
+const ROLE_SEEDS = {
+  system: hash53('role:system'),
+  user: hash53('role:user'),
+  assistant: hash53('role:assistant'),
+  tool: hash53('role:tool'),
+};
+const PART_SEEDS = { text: hash53('part:text'), reasoning: hash53('part:reasoning'), other: hash53('part:other') };
+
 /** Texts shorter than this are hashed directly; longer ones go through the per-text memo. */
 const MEMO_MIN_CHARS = 256;
 
@@ -30,6 +39,7 @@ export class MessageMeter {
   private readonly byObject = new WeakMap<object, MessageMeasure>();
 
   private readonly textHashes = new Map<string, number>();
+  private readonly argsHashes = new WeakMap<object, number>();
   private textHashChars = 0;
 
   constructor(
@@ -43,9 +53,9 @@ export class MessageMeter {
   measure(message: Message): MessageMeasure {
     const cached = this.byObject.get(message);
     if (cached) return cached;
-    let fingerprint = message.role;
-    for (const part of message.parts) fingerprint += `\u0000${this.partFingerprint(part)}`;
-    const hash = hash53(fingerprint);
+    // hashes are chained as numbers: no fingerprint string is built for the (often large) message
+    let hash = ROLE_SEEDS[message.role];
+    for (const part of message.parts) hash = hashChain(hash, this.partHash(part));
     let tokens = this.recall(hash);
     if (tokens === undefined) {
       tokens = this.overheadTokens;
@@ -59,19 +69,45 @@ export class MessageMeter {
     return measure;
   }
 
-  private partFingerprint(part: Part): string {
+  /** Tokens of a free text (system prompt, tool definitions), memoized by hash. */
+  countText(text: string): number {
+    if (text.length === 0) return 0;
+    const hash = hashOfText(this.textHash(text));
+    let tokens = this.recall(hash);
+    if (tokens === undefined) {
+      tokens = this.counter.count(text);
+      this.remember(hash, tokens);
+    }
+    return tokens;
+  }
+
+  private partHash(part: Part): number {
     switch (part.type) {
       case 'text':
       case 'reasoning':
       case 'other':
-        return `${part.type}\u0001${this.textHash(part.text)}`;
+        return hashChain(PART_SEEDS[part.type], this.textHash(part.text));
       case 'file':
-        return `file\u0001${part.mediaType}\u0001${part.fingerprint}`;
+        return hash53(`file\u0001${part.mediaType}\u0001${part.fingerprint}`);
       case 'tool-call':
-        return `call\u0001${part.id}\u0001${part.name}\u0001${this.textHash(stableStringify(part.args))}`;
+        return hashChain(hash53(`call\u0001${part.id}\u0001${part.name}`), this.argsHash(part.args));
       case 'tool-result':
-        return `result\u0001${part.callId}\u0001${part.name}\u0001${part.isError ? 1 : 0}\u0001${this.textHash(part.output)}`;
+        return hashChain(
+          hash53(`result\u0001${part.callId}\u0001${part.name}\u0001${part.isError ? 1 : 0}`),
+          this.textHash(part.output),
+        );
     }
+  }
+
+  /** Hash of tool call arguments; memoized per arguments object, since frameworks pass the caller's objects on. */
+  private argsHash(args: unknown): number {
+    if (typeof args !== 'object' || args === null) return this.textHash(stableStringify(args));
+    let hash = this.argsHashes.get(args);
+    if (hash === undefined) {
+      hash = this.textHash(stableStringify(args));
+      this.argsHashes.set(args, hash);
+    }
+    return hash;
   }
 
   /**
@@ -95,18 +131,6 @@ export class MessageMeter {
       }
     }
     return hash;
-  }
-
-  /** Tokens of a free text (system prompt, tool definitions), memoized by hash. */
-  countText(text: string): number {
-    if (text.length === 0) return 0;
-    const hash = hashOfText(this.textHash(text));
-    let tokens = this.recall(hash);
-    if (tokens === undefined) {
-      tokens = this.counter.count(text);
-      this.remember(hash, tokens);
-    }
-    return tokens;
   }
 
   private recall(hash: number): number | undefined {

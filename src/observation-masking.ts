@@ -77,27 +77,17 @@ export interface MaskingStep {
 }
 
 /**
- * The results one masking step may clear now: those older than the `keepRecent` newest, not of an excluded tool, not
- * of the current step (after the last assistant message), not the latest failed attempt of a tool, not already
- * masked or redacted, not folded, and whose placeholder is shorter than the result.
+ * The results this history allows to mask at all: those older than the `keepRecent` newest, not of an excluded tool
+ * or the redaction tool, not of the current step (after the last assistant message), and not the latest failed
+ * attempt of a tool. As a history grows a result only becomes more maskable, never less; a shorter history (a retry,
+ * a fork) may allow fewer, so masks loaded from a record are filtered through this set.
  */
-export function planMaskingStep({
-  messages,
-  sites,
-  covered,
-  hidden,
-  options,
-  redactionToolName,
-  meter,
-}: {
-  messages: readonly Message[];
-  sites: readonly ResultSite[];
-  covered: number;
-  hidden: ReadonlySet<string>;
-  options: Required<MaskingOptions>;
-  redactionToolName: string;
-  meter: MessageMeter;
-}): MaskingStep {
+export function maskableKeys(
+  messages: readonly Message[],
+  sites: readonly ResultSite[],
+  options: Required<MaskingOptions>,
+  redactionToolName: string,
+): Set<string> {
   const lastAssistant = messages.findLastIndex((message) => message.role === 'assistant');
   const laterOfTool = new Set<string>();
   const latestErrors = new Set<string>();
@@ -106,15 +96,59 @@ export function planMaskingStep({
     if (site.isError && !laterOfTool.has(site.name)) latestErrors.add(site.key);
     laterOfTool.add(site.name);
   }
+  const keys = new Set<string>();
+  for (const site of sites.slice(0, Math.max(0, sites.length - options.keepRecent))) {
+    if (site.messageIndex > lastAssistant || latestErrors.has(site.key)) continue;
+    if (site.name === redactionToolName || options.excludeTools.includes(site.name)) continue;
+    keys.add(site.key);
+  }
+  return keys;
+}
+
+/** Tokens of the fixed text of a mask placeholder: a result this small can never be masked. */
+function placeholderFloor(meter: MessageMeter, keepRecent: number): number {
+  return meter.countText(maskedResultPlaceholder({ call: '', tokens: 0, keepRecent }));
+}
+
+/**
+ * The results one masking step may clear now: the maskable ones (see `maskableKeys`) that are not already masked or
+ * redacted, not folded, and whose placeholder is shorter than the result.
+ */
+export function planMaskingStep({
+  sites,
+  covered,
+  hidden,
+  maskable,
+  keepRecent,
+  meter,
+  worthPlanning = () => true,
+}: {
+  sites: readonly ResultSite[];
+  covered: number;
+  hidden: ReadonlySet<string>;
+  maskable: ReadonlySet<string>;
+  keepRecent: number;
+  meter: MessageMeter;
+  /** Called with an upper bound of the step (every candidate freed whole); false skips building placeholders. */
+  worthPlanning?: (bound: MaskingStep) => boolean;
+}): MaskingStep {
+  const floor = placeholderFloor(meter, keepRecent);
+  const eligible = sites.filter(
+    (site) => site.messageIndex >= covered && maskable.has(site.key) && !hidden.has(site.key) && site.tokens > floor,
+  );
+  const none: MaskingStep = { keys: [], freed: 0, firstMessageIndex: Number.POSITIVE_INFINITY };
+  if (eligible.length === 0) return none;
+  const bound: MaskingStep = {
+    keys: eligible.map((site) => site.key),
+    freed: eligible.reduce((sum, site) => sum + site.tokens - floor, 0),
+    firstMessageIndex: eligible[0]?.messageIndex ?? Number.POSITIVE_INFINITY,
+  };
+  if (!worthPlanning(bound)) return none;
   const keys: string[] = [];
   let freed = 0;
-  let firstMessageIndex = messages.length;
-  for (const site of sites.slice(0, Math.max(0, sites.length - options.keepRecent))) {
-    if (site.messageIndex < covered || site.messageIndex > lastAssistant || hidden.has(site.key)) continue;
-    if (site.name === redactionToolName || options.excludeTools.includes(site.name) || latestErrors.has(site.key)) {
-      continue;
-    }
-    const saved = site.tokens - meter.countText(maskPlaceholderFor(site, options.keepRecent));
+  let firstMessageIndex = Number.POSITIVE_INFINITY;
+  for (const site of eligible) {
+    const saved = site.tokens - meter.countText(maskPlaceholderFor(site, keepRecent));
     if (saved <= 0) continue;
     keys.push(site.key);
     freed += saved;
@@ -123,9 +157,22 @@ export function planMaskingStep({
   return { keys, freed, firstMessageIndex };
 }
 
+const descriptions = new WeakMap<object, string>();
+
+/** `describeToolCall`, memoized per arguments object (frameworks pass the caller's objects on from call to call). */
+function describeSite(site: ResultSite): string {
+  if (typeof site.args !== 'object' || site.args === null) return describeToolCall(site.name, site.args);
+  let description = descriptions.get(site.args);
+  if (description === undefined || !description.startsWith(`${site.name}(`)) {
+    description = describeToolCall(site.name, site.args);
+    descriptions.set(site.args, description);
+  }
+  return description;
+}
+
 /** The placeholder of a masked result. */
 export function maskPlaceholderFor(site: ResultSite, keepRecent: number): string {
-  return maskedResultPlaceholder({ call: describeToolCall(site.name, site.args), tokens: site.tokens, keepRecent });
+  return maskedResultPlaceholder({ call: describeSite(site), tokens: site.tokens, keepRecent });
 }
 
 /** What replaces a tool result: a masked or redacted placeholder. */
@@ -134,34 +181,42 @@ export interface ResultEdit {
   readonly text: string;
 }
 
-/** Builds the edits for masked (by key) and redacted (by call id) results; a redaction wins over a mask. */
+/** Builds the edits for masked and redacted results (both by `ResultSite.key`); a redaction wins over a mask. */
 export function resultEdits({
   sites,
   masked,
   redactions,
   keepRecent,
   meter,
+  memo,
 }: {
   sites: readonly ResultSite[];
   masked: ReadonlySet<string>;
   redactions: ReadonlyMap<string, string>;
   keepRecent: number;
   meter: MessageMeter;
+  /** Edits of earlier calls by result and reason, so placeholders are not rebuilt and counted on every call. */
+  memo?: Map<string, ResultEdit | null>;
 }): Map<string, ResultEdit> {
   const edits = new Map<string, ResultEdit>();
   for (const site of sites) {
-    const reason = redactions.get(site.callId);
-    const edit: ResultEdit | undefined =
-      reason !== undefined
-        ? {
-            kind: 'redacted',
-            text: redactedResultPlaceholder({ call: describeToolCall(site.name, site.args), reason }),
-          }
-        : masked.has(site.key)
-          ? { kind: 'masked', text: maskPlaceholderFor(site, keepRecent) }
-          : undefined;
-    // a placeholder is never longer than what it replaces
-    if (edit && meter.countText(edit.text) < site.tokens) edits.set(site.key, edit);
+    const reason = redactions.get(site.key);
+    if (reason === undefined && !masked.has(site.key)) continue;
+    const memoKey = memo && `${site.key}\u0001${site.tokens}\u0001${describeSite(site)}\u0001${reason ?? ''}`;
+    let edit = memoKey === undefined ? undefined : memo?.get(memoKey);
+    if (edit === undefined) {
+      const candidate: ResultEdit =
+        reason !== undefined
+          ? { kind: 'redacted', text: redactedResultPlaceholder({ call: describeSite(site), reason }) }
+          : { kind: 'masked', text: maskPlaceholderFor(site, keepRecent) };
+      // a placeholder is never longer than what it replaces
+      edit = meter.countText(candidate.text) < site.tokens ? candidate : null;
+      if (memo && memoKey !== undefined) {
+        memo.set(memoKey, edit);
+        if (memo.size > EDITED_MESSAGE_CACHE_SIZE) memo.delete(memo.keys().next().value as string);
+      }
+    }
+    if (edit) edits.set(site.key, edit);
   }
   return edits;
 }
@@ -169,12 +224,14 @@ export function resultEdits({
 /**
  * Replaces the outputs of edited tool results (keyed by `ResultSite.key`) from `from` on. Messages without an edited
  * result are returned as the same objects; the call parts are never touched, so ids, names, arguments and pairing
- * stay.
+ * stay. `cache` (keyed by a message's content hash and its edits) hands back the same edited objects on later calls,
+ * so they are not rebuilt and measured again; two messages that differ only in provider options share an entry.
  */
 export function applyResultEdits(
   messages: readonly Message[],
   edits: ReadonlyMap<string, ResultEdit>,
   from = 0,
+  cache?: { key: (message: Message, edits: readonly ResultEdit[]) => string; map: Map<string, Message> },
 ): Message[] {
   if (edits.size === 0) return [...messages];
   const replaced = new Map<ToolResultPart, ResultEdit>();
@@ -184,11 +241,23 @@ export function applyResultEdits(
   });
   return messages.map((message) => {
     if (!message.parts.some((part) => part.type === 'tool-result' && replaced.has(part))) return message;
+    const applied = message.parts.flatMap((part) => (part.type === 'tool-result' ? (replaced.get(part) ?? []) : []));
+    const cacheKey = cache?.key(message, applied);
+    const cached = cacheKey === undefined ? undefined : cache?.map.get(cacheKey);
+    if (cached) return cached;
     const parts = message.parts.map((part) => {
       const edit = part.type === 'tool-result' ? replaced.get(part) : undefined;
       if (!edit) return part;
       return { ...(part as ToolResultPart), output: edit.text, edited: true, edit: edit.kind } satisfies ToolResultPart;
     });
-    return { ...message, parts, edited: true };
+    const edited: Message = { ...message, parts, edited: true };
+    if (cacheKey !== undefined && cache) {
+      cache.map.set(cacheKey, edited);
+      if (cache.map.size > EDITED_MESSAGE_CACHE_SIZE) cache.map.delete(cache.map.keys().next().value as string);
+    }
+    return edited;
   });
 }
+
+/** Edited messages kept for reuse across calls. */
+export const EDITED_MESSAGE_CACHE_SIZE = 20_000;

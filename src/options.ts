@@ -64,9 +64,9 @@ export interface CompressionOptions {
   folding?: boolean;
   /**
    * Replays the model's redaction directives (calls of `redactionTool()`) found in the conversation. `false` turns
-   * it off. @default { toolName: DEFAULT_REDACTION_TOOL_NAME }
+   * it off; `excludeTools` defaults to `masking.excludeTools`. @default { toolName: DEFAULT_REDACTION_TOOL_NAME }
    */
-  redaction?: { toolName?: string } | false;
+  redaction?: { toolName?: string; excludeTools?: string[] } | false;
   /**
    * Prompt-cache prices as multiples of the input price, for deciding whether a masking step pays for the cache
    * break it causes. @default { read: 0.1, write: 1.25 } (Anthropic's published multipliers)
@@ -110,7 +110,12 @@ const OptionsSchema = z.object({
     ])
     .optional(),
   folding: z.boolean().optional(),
-  redaction: z.union([z.literal(false), z.object({ toolName: z.string().min(1).optional() }).strict()]).optional(),
+  redaction: z
+    .union([
+      z.literal(false),
+      z.object({ toolName: z.string().min(1).optional(), excludeTools: z.array(z.string()).optional() }).strict(),
+    ])
+    .optional(),
   cachePricing: z
     .object({ read: z.number().nonnegative().optional(), write: z.number().positive().optional() })
     .strict()

@@ -1,5 +1,6 @@
+import { hash53 } from './hash.js';
 import type { MessageMeter } from './message-meter.js';
-import { applyResultEdits, forEachResult, type ResultSite, resultEdits } from './observation-masking.js';
+import { applyResultEdits, type ResultEdit, type ResultSite, resultEdits } from './observation-masking.js';
 import type { Message } from './transcript.js';
 import { truncateOversizedResults } from './truncate-tool-result.js';
 
@@ -24,9 +25,12 @@ export function buildView({
   keepRecent,
   maxToolResultTokens,
   meter,
+  cache,
 }: {
   messages: readonly Message[];
   from: number;
+  /** Edits and edited messages of earlier calls, reused when the same message gets the same edits. */
+  cache?: { edits: Map<string, ResultEdit | null>; messages: Map<string, Message> };
   sites: readonly ResultSite[];
   masked: ReadonlySet<string>;
   redactions: ReadonlyMap<string, string>;
@@ -34,53 +38,45 @@ export function buildView({
   maxToolResultTokens: number;
   meter: MessageMeter;
 }): PromptView {
-  const edits = resultEdits({ sites, masked, redactions, keepRecent, meter });
-  const edited = applyResultEdits(messages, edits, from);
+  const edits = resultEdits({ sites, masked, redactions, keepRecent, meter, memo: cache?.edits });
+  const edited = applyResultEdits(
+    messages,
+    edits,
+    from,
+    cache && {
+      map: cache.messages,
+      // a mask's text follows from the message's content; a redaction's from its reason
+      key: (message, applied) =>
+        `${meter.measure(message).hash}:${applied.map((edit) => (edit.kind === 'masked' ? 'm' : `r${hash53(edit.text)}`)).join(',')}`,
+    },
+  );
   const measures = edited.map((message) => meter.measure(message));
   const truncated = truncateOversizedResults(edited, measures, maxToolResultTokens, meter);
   return { messages: truncated.messages, tokens: truncated.tokens, truncatedIds: truncated.truncatedIds };
 }
 
-/** Counts of what changed in the view compared with a previous prompt, by kind, with the tokens each change freed. */
-export interface ViewChanges {
-  readonly masked: { count: number; tokensFreed: number };
-  readonly redacted: { count: number; tokensFreed: number };
-  readonly truncated: number;
-}
-
 /**
- * What this call's view changed that the previous prompt (given as message hashes) did not have yet: the edits that
- * are new in this call. Edits carried over from earlier calls are not counted again.
+ * How many tool results this call's view shortened head-and-tail that the previous prompt (given as message hashes)
+ * did not already show shortened: truncations carried over from earlier calls are not counted again.
  */
-export function newViewChanges({
+export function newlyTruncated({
   view,
   messages,
   from,
   previousHashes,
-  sites,
   meter,
 }: {
   view: PromptView;
   messages: readonly Message[];
   from: number;
   previousHashes: ReadonlySet<number>;
-  sites: ReadonlyMap<string, ResultSite>;
   meter: MessageMeter;
-}): ViewChanges {
-  const changes = { masked: { count: 0, tokensFreed: 0 }, redacted: { count: 0, tokensFreed: 0 }, truncated: 0 };
-  const fresh = new Set<number>();
+}): number {
+  let count = 0;
   for (let index = from; index < view.messages.length; index++) {
     const message = view.messages[index] as Message;
-    if (message !== messages[index] && !previousHashes.has(meter.measure(message).hash)) fresh.add(index);
+    if (message === messages[index] || previousHashes.has(meter.measure(message).hash)) continue;
+    for (const part of message.parts) if (part.type === 'tool-result' && part.edit === 'truncated') count++;
   }
-  forEachResult(view.messages, (part, key, messageIndex) => {
-    if (!fresh.has(messageIndex) || !part.edit) return;
-    if (part.edit === 'truncated') {
-      changes.truncated++;
-      return;
-    }
-    changes[part.edit].count++;
-    changes[part.edit].tokensFreed += Math.max(0, (sites.get(key)?.tokens ?? 0) - meter.countText(part.output));
-  });
-  return changes;
+  return count;
 }

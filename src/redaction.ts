@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { forEachResult } from './observation-masking.js';
 import type { Message } from './transcript.js';
 
 /** Name of the tool the model calls to flag tool results it no longer needs. */
@@ -68,7 +69,7 @@ export function validateRedaction(
     const issue = parsed.error.issues[0];
     return reject([], `The directive is invalid: ${issue?.path.join('.') || 'input'}: ${issue?.message ?? 'invalid'}.`);
   }
-  const ids = parsed.data.toolCallIds;
+  const ids = [...new Set(parsed.data.toolCallIds)];
   if (ids.length === 0 || ids.length > MAX_REDACTION_IDS) {
     return reject(
       ids.slice(0, MAX_REDACTION_IDS),
@@ -94,12 +95,12 @@ export function validateRedaction(
   }
   const accepted: string[] = [];
   const rejected: RejectedRedaction[] = [];
-  for (const id of new Set(parsed.data.toolCallIds)) {
+  for (const id of ids) {
     const name = calls.get(id);
     const why =
       name === undefined
         ? messageIds.has(id)
-          ? `it is a ${messageIds.get(id)} message; only tool results can be redacted`
+          ? `it is ${messageIds.get(id) === 'assistant' ? 'an' : 'a'} ${messageIds.get(id)} message; only tool results can be redacted`
           : 'no earlier tool call has this id (results of the current step cannot be redacted yet)'
         : !results.has(id)
           ? 'this tool call has no result yet'
@@ -124,26 +125,49 @@ function reject(ids: readonly string[], message: string): RedactionOutcome {
   return { accepted: [], rejected: ids.map((toolCallId) => ({ toolCallId, reason: message })), reason: '', message };
 }
 
+/** Redactions replayed from a conversation: results by key (see `ResultSite.key`), and which are new. */
+export interface ReplayedRedactions {
+  /** The redacted results, by key, with the model's reason; the latest reason wins. */
+  readonly reasons: Map<string, string>;
+  /** Keys redacted by directives of the latest step (whose results come after the last assistant message). */
+  readonly latest: Set<string>;
+}
+
 /**
  * Finds every redaction directive in a conversation (a call of the redaction tool that has its result, so it was
- * executed) and replays it against the messages before it. Returns the redacted tool call ids with the model's
- * reason, the latest reason winning. No server state: the directives live in the conversation itself.
+ * executed) and replays it against the messages before it. Each accepted id stands for the results with that id
+ * before the directive, never for a later call that reused the id. No server state: the directives live in the
+ * conversation itself.
  */
-export function collectRedactions(messages: readonly Message[], rules: RedactionRules = {}): Map<string, string> {
+export function collectRedactions(messages: readonly Message[], rules: RedactionRules = {}): ReplayedRedactions {
   const toolName = rules.toolName ?? DEFAULT_REDACTION_TOOL_NAME;
-  const executed = new Set<string>();
-  for (const message of messages) {
+  const executed = new Map<string, number>();
+  for (const [index, message] of messages.entries()) {
     for (const part of message.parts)
-      if (part.type === 'tool-result' && part.name === toolName) executed.add(part.callId);
+      if (part.type === 'tool-result' && part.name === toolName) executed.set(part.callId, index);
   }
-  const redactions = new Map<string, string>();
-  if (executed.size === 0) return redactions;
+  const replayed: ReplayedRedactions = { reasons: new Map(), latest: new Set() };
+  if (executed.size === 0) return replayed;
+  const lastAssistant = messages.findLastIndex((message) => message.role === 'assistant');
+  const keysById = new Map<string, Array<{ key: string; messageIndex: number }>>();
+  forEachResult(messages, (part, key, messageIndex) => {
+    const keys = keysById.get(part.callId) ?? [];
+    keys.push({ key, messageIndex });
+    keysById.set(part.callId, keys);
+  });
   messages.forEach((message, index) => {
     for (const part of message.parts) {
-      if (part.type !== 'tool-call' || part.name !== toolName || !executed.has(part.id)) continue;
+      const resultIndex = part.type === 'tool-call' && part.name === toolName ? executed.get(part.id) : undefined;
+      if (part.type !== 'tool-call' || resultIndex === undefined) continue;
       const outcome = validateRedaction(messages.slice(0, index), part.args, rules);
-      for (const id of outcome.accepted) redactions.set(id, outcome.reason);
+      for (const id of outcome.accepted) {
+        for (const { key, messageIndex } of keysById.get(id) ?? []) {
+          if (messageIndex >= index) continue;
+          replayed.reasons.set(key, outcome.reason);
+          if (resultIndex > lastAssistant) replayed.latest.add(key);
+        }
+      }
     }
   });
-  return redactions;
+  return replayed;
 }
