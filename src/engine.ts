@@ -1,42 +1,37 @@
 import { budgetLimits } from './budget.js';
 import { TokenCalibration } from './calibration.js';
 import type { CompressInput, CompressOutput, FoldCall } from './compress-call.js';
+import { dropOldest, foldOldest, maskOld, type StepContext } from './compression-steps.js';
 import { lookupContextWindow } from './context-windows.js';
-import { ContextCompressionError, MessageTooLargeError, SummarizerError, UnknownContextWindowError } from './errors.js';
+import { ContextCompressionError, MessageTooLargeError, UnknownContextWindowError } from './errors.js';
 import type { CompressEvent } from './events.js';
 import { extractiveSummarizer } from './extractive-summarizer.js';
-import { fitState } from './fit-state.js';
 import { FoldLayout } from './fold-layout.js';
 import { hash53, hashChain } from './hash.js';
 import { MessageMeter } from './message-meter.js';
 import {
-  applyResultEdits,
   DEFAULT_MASKING_OPTIONS,
-  forEachResult,
   type MaskingOptions,
-  type MaskingStep,
   maskableKeys,
-  planMaskingStep,
   type ResultEdit,
-  resultEdits,
   resultSites,
 } from './observation-masking.js';
 import {
   type CompressionOptions,
   checkReserve,
-  DEFAULT_CACHE_PRICING,
   DEFAULT_RESERVE_OUTPUT_TOKENS,
   DEFAULT_STATE_TTL_MS,
   DEFAULT_SUMMARIZER_TIMEOUT_MS,
   validateOptions,
 } from './options.js';
 import { PrefixTracker } from './prefix-tracker.js';
-import { buildView, newlyTruncated } from './prompt-view.js';
+import { buildView } from './prompt-view.js';
 import { DEFAULT_AWARENESS_BLOCK, DEFAULT_STATE_ACKNOWLEDGEMENT } from './prompts.js';
 import { collectRedactions, DEFAULT_REDACTION_TOOL_NAME, type RedactionRules } from './redaction.js';
 import { sessionStateMessages } from './render-session-state.js';
+import { reportEdits } from './report-edits.js';
 import { runSummarizer } from './run-summarizer.js';
-import { EMPTY_SESSION_STATE, type SessionState } from './session-state.js';
+import type { SessionState } from './session-state.js';
 import { STATE_FORMAT_VERSION, type StateRecord, StateRecords } from './state-records.js';
 import { memoryStateStore } from './state-store.js';
 import { type Summarizer, toSummarizer } from './summarizer.js';
@@ -44,19 +39,10 @@ import { tiktokenCounter } from './token-counter.js';
 import type { Message } from './transcript.js';
 
 /**
- * A masking step below the budget threshold must promise savings this many times its cache-break cost: the calls
- * still to come are a guess (as many as were made so far), and a wrong guess costs more than a missed saving.
- */
-export const MASKING_PAYOFF_MARGIN = 2;
-
-/** After a summarizer failure, a conversation waits this many new messages before the summarizer is tried again. */
-export const SUMMARIZER_RETRY_AFTER_MESSAGES = 4;
-
-/**
  * The framework-free engine: counts, loads the stored state for this history, decides, folds, and assembles
  * `[system + awareness] [state pair] [kept messages]`. Adapters convert their prompt types in and out.
  */
-export class CompressionEngine {
+export class CompressionEngine implements StepContext {
   readonly meter: MessageMeter;
   readonly calibration = new TokenCalibration();
   private readonly summarizer: Summarizer;
@@ -64,14 +50,14 @@ export class CompressionEngine {
   private readonly prefixes = new PrefixTracker();
   private readonly inFlight = new Map<string, Promise<SessionState>>();
   /** Conversations whose summarizer failed, with the message count from which it is tried again. */
-  private readonly failures = new Map<string, number>();
+  readonly failures = new Map<string, number>();
   private readonly stateTokenCache = new WeakMap<SessionState, number>();
   private readonly editCache = { edits: new Map<string, ResultEdit | null>(), messages: new Map<string, Message>() };
   private readonly awareness: Message | undefined;
-  private readonly masking: Required<MaskingOptions> | undefined;
+  readonly masking: Required<MaskingOptions> | undefined;
   private readonly redactionRules: RedactionRules | undefined;
 
-  constructor(private readonly options: CompressionOptions = {}) {
+  constructor(readonly options: CompressionOptions = {}) {
     validateOptions(options);
     this.meter = new MessageMeter(options.tokenCounter ?? tiktokenCounter());
     this.summarizer = toSummarizer(options.summarizer ?? extractiveSummarizer());
@@ -171,16 +157,16 @@ export class CompressionEngine {
     const tokensBefore = this.total(call);
 
     const pressure = force || tokensBefore > limits.compressAt;
-    if (this.masking) await this.maskOld(call, pressure, force);
+    if (this.masking) await maskOld(this, call, pressure, force);
     const retryAfter = this.failures.get(call.conversation);
     const backingOff = retryAfter !== undefined && messages.length < retryAfter;
     // under pressure the cache breaks anyway: go down to the target in this one break, not just below the threshold
     const foldAbove = pressure ? limits.compressTo : limits.compressAt;
     const folding = this.options.folding !== false;
     if (folding && (force || this.total(call) > foldAbove) && !backingOff) {
-      await this.foldOldest(call, force, tokensBefore);
+      await foldOldest(this, call, force, tokensBefore);
     }
-    if (this.total(call) > limits.hardLimit) await this.dropOldest(call);
+    if (this.total(call) > limits.hardLimit) await dropOldest(this, call);
     if (call.failure) {
       const fallback = call.messagesDropped > 0 ? 'dropped-oldest-turns' : 'sent-uncompressed';
       this.options.onError?.({ error: call.failure, fallback });
@@ -201,39 +187,12 @@ export class CompressionEngine {
     const pinned = call.layout.pinned(covered);
     if (pinned >= 0) output.push(messages[pinned] as Message);
     for (let index = covered; index < messages.length; index++) output.push(call.view.messages[index] as Message);
-    if (call.view.truncatedIds.length > 0) {
-      call.decisions.push({
-        trigger: 'oversized-result',
-        scope: { kind: 'observations', toolCallIds: call.view.truncatedIds },
-        confidence: 1,
-        details: `${call.view.truncatedIds.length} tool results over ${limits.maxToolResultTokens} tokens shortened head-and-tail`,
-      });
-    }
-    const edited = call.view.truncatedIds.length > 0 || replayed.latest.size > 0;
-    const previousHashes = edited
-      ? new Set(this.prefixes.previous(call.conversation)?.map((measure) => measure.hash))
-      : new Set<number>();
-    const truncated =
-      call.view.truncatedIds.length > 0
-        ? newlyTruncated({ view: call.view, messages, from: covered, previousHashes, meter: this.meter })
-        : 0;
-    // a redaction is news in the step after its directive, unless this instance already sent that view (a retry)
-    const redacted = { count: 0, tokensFreed: 0 };
-    forEachResult(replayed.latest.size > 0 ? call.view.messages : [], (part, key, messageIndex) => {
-      if (messageIndex < covered || part.edit !== 'redacted' || !replayed.latest.has(key)) return;
-      if (previousHashes.has(this.meter.measure(call.view.messages[messageIndex] as Message).hash)) return;
-      redacted.count++;
-      redacted.tokensFreed += Math.max(0, (call.siteByKey.get(key)?.tokens ?? 0) - this.meter.countText(part.output));
+    const { truncated, redacted } = reportEdits({
+      call,
+      latestRedactions: replayed.latest,
+      previousPrompt: this.prefixes.previous(call.conversation),
+      meter: this.meter,
     });
-    if (redacted.count > 0) {
-      const keys = [...replayed.latest].filter((key) => (call.siteByKey.get(key)?.messageIndex ?? -1) >= covered);
-      call.decisions.push({
-        trigger: 'redaction',
-        scope: { kind: 'observations', toolCallIds: keys.map((key) => call.siteByKey.get(key)?.callId ?? key) },
-        confidence: 1,
-        details: `the model redacted ${redacted.count} tool results, freeing ${redacted.tokensFreed} tokens`,
-      });
-    }
     const cacheablePrefixTokens = this.prefixes.update(call.conversation, [
       toolsMeasure,
       ...systemMeasures,
@@ -263,122 +222,8 @@ export class CompressionEngine {
     return { system, messages: output, estimatedTokens, decisions: call.decisions, event };
   }
 
-  /**
-   * One batch of observation masking. Under budget pressure it clears every candidate; otherwise only when it frees
-   * at least `clearAtLeast` tokens and the expected cache-read savings over the coming calls exceed the one-time
-   * cost of rewriting the prompt after the first masked result.
-   */
-  private async maskOld(call: FoldCall, pressure: boolean, force: boolean): Promise<void> {
-    const masking = this.masking as Required<MaskingOptions>;
-    const hidden = new Set([...call.masked, ...call.redactions.keys()]);
-    const { read, write } = { ...DEFAULT_CACHE_PRICING, ...this.options.cachePricing };
-    const calls = call.messages.filter((message) => message.role === 'assistant').length;
-    const expectedCalls = Math.min(50, Math.max(4, calls));
-    const economics = (step: MaskingStep) => {
-      let after = 0;
-      for (let index = step.firstMessageIndex; index < call.view.tokens.length; index++) {
-        after += call.view.tokens[index] as number;
-      }
-      const rewritten = Math.max(0, after - step.freed);
-      return { rewritten, savings: read * step.freed * expectedCalls, breakCost: (write - read) * rewritten };
-    };
-    const pays = (step: MaskingStep) => {
-      const { savings, breakCost } = economics(step);
-      return step.freed >= masking.clearAtLeast && savings >= MASKING_PAYOFF_MARGIN * breakCost;
-    };
-    const step = planMaskingStep({
-      sites: call.sites,
-      covered: call.coveredCount,
-      hidden,
-      maskable: call.maskable,
-      keepRecent: masking.keepRecent,
-      meter: this.meter,
-      worthPlanning: (bound) => pressure || pays(bound),
-    });
-    if (step.keys.length === 0 || (!pressure && !pays(step))) return;
-    const { rewritten, savings, breakCost } = economics(step);
-    for (const key of step.keys) call.masked.add(key);
-    call.newlyMasked = { count: step.keys.length, tokensFreed: step.freed };
-    this.rebuild(call);
-    await this.save(call);
-    const arithmetic = `frees ${step.freed} tokens; expected savings ${Math.round(savings)} (${read}x over ~${expectedCalls} calls) vs. a one-time cache rewrite costing ${Math.round(breakCost)} (${rewritten} tokens at +${Math.round((write - read) * 100) / 100}x)`;
-    call.decisions.push({
-      trigger: force ? 'forced' : pressure ? 'budget' : 'turns',
-      scope: { kind: 'observations', toolCallIds: step.keys.map((key) => call.siteByKey.get(key)?.callId ?? key) },
-      confidence: 1,
-      details: `masked ${step.keys.length} tool results older than the ${masking.keepRecent} most recent: ${arithmetic}`,
-    });
-  }
-
-  /** Folds the oldest kept messages into the session state, down to the target share of the budget. */
-  private async foldOldest(call: FoldCall, force: boolean, tokensBefore: number): Promise<void> {
-    const { limits, layout } = call;
-    const from = call.coveredCount;
-    const growth = Math.min(limits.budget * 0.1, layout.total(from, 0) * 0.15);
-    const stateTokens = this.stateTokens(call.state) + growth;
-    const cut = layout.chooseCut({ covered: from, stateTokens, targetTokens: limits.compressTo, force });
-    if (cut === undefined) return;
-    const started = performance.now();
-    try {
-      const key = `${call.namespace}\u0000${call.prefixHashes[cut]}`;
-      const redactedOnly = resultEdits({
-        sites: call.sites,
-        masked: new Set(),
-        redactions: call.redactions,
-        keepRecent: 0,
-        meter: this.meter,
-      });
-      const folding = applyResultEdits(call.messages.slice(from, cut), redactedOnly);
-      const state = await this.fold(key, folding, call.state);
-      call.summarizerMs = performance.now() - started;
-      call.state = fitState(state, limits.maxStateTokens, this.meter);
-      call.coveredCount = cut;
-      this.rebuild(call);
-      await this.save(call);
-      this.failures.delete(call.conversation);
-      call.messagesFolded = cut - from;
-      call.decisions.push({
-        trigger: force ? 'forced' : 'budget',
-        scope: { kind: 'messages', from, to: cut },
-        confidence: 1,
-        details: force
-          ? `folded ${cut - from} messages on request`
-          : `prompt at ${limits.percent(tokensBefore)} of the budget passed the ${limits.percent(limits.compressAt)} threshold; folded ${cut - from} messages into the session state`,
-      });
-    } catch (error) {
-      call.summarizerMs = performance.now() - started;
-      if (!SummarizerError.isInstance(error)) throw error;
-      this.failures.set(call.conversation, call.messages.length + SUMMARIZER_RETRY_AFTER_MESSAGES);
-      if (this.failures.size > 1_000) this.failures.delete(this.failures.keys().next().value as string);
-      call.failure = error;
-    }
-  }
-
-  /** The last resort over the hard limit: the oldest whole turns leave without a summary, down to the target. */
-  private async dropOldest(call: FoldCall): Promise<void> {
-    const from = call.coveredCount;
-    const state = call.state ?? EMPTY_SESSION_STATE;
-    const stateTokens = this.stateTokens(state) + 64;
-    const cut = call.layout.chooseCut({ covered: from, stateTokens, targetTokens: call.limits.compressTo });
-    if (cut === undefined) return;
-    const dropped = cut - from;
-    const note = `(${dropped} earlier messages could not be summarized and were left out.)`;
-    call.state = { ...state, conversationSummary: `${state.conversationSummary} ${note}`.trim() };
-    call.coveredCount = cut;
-    call.droppedCount += dropped;
-    this.rebuild(call);
-    await this.save(call);
-    call.messagesDropped = dropped;
-    call.decisions.push({
-      trigger: 'hard-limit',
-      scope: { kind: 'messages', from, to: cut },
-      confidence: 1,
-      details: `prompt over the hard limit of ${call.limits.percent(call.limits.hardLimit)} of the budget; dropped the oldest ${dropped} messages without a summary`,
-    });
-  }
-
   /** Rebuilds the view and the layout after the fold point or the masked set changed. */
-  private rebuild(call: FoldCall): void {
+  rebuild(call: FoldCall): void {
     call.view = buildView({
       messages: call.messages,
       from: call.coveredCount,
@@ -397,7 +242,7 @@ export class CompressionEngine {
    * Stores the call's compression point under the shortest prefix that determines it (the fold point, or the last
    * masked result), so a repeated, extended or regenerated request finds it.
    */
-  private async save(call: FoldCall): Promise<void> {
+  async save(call: FoldCall): Promise<void> {
     const masked = [...call.masked].filter((key) => (call.siteByKey.get(key)?.messageIndex ?? -1) >= call.coveredCount);
     const through = masked.reduce(
       (deepest, key) => Math.max(deepest, (call.siteByKey.get(key)?.messageIndex ?? 0) + 1),
@@ -416,12 +261,12 @@ export class CompressionEngine {
   }
 
   /** Tokens of the prompt as it stands in this call. */
-  private total(call: FoldCall): number {
+  total(call: FoldCall): number {
     return call.layout.total(call.coveredCount, this.stateTokens(call.state));
   }
 
   /** Tokens of the session state pair, 0 without a state; rendered and counted once per state object. */
-  private stateTokens(state: SessionState | undefined): number {
+  stateTokens(state: SessionState | undefined): number {
     if (!state) return 0;
     let tokens = this.stateTokenCache.get(state);
     if (tokens === undefined) {
@@ -437,7 +282,7 @@ export class CompressionEngine {
   }
 
   /** Runs the summarizer once per fold point, even when concurrent calls of one conversation ask for it together. */
-  private fold(key: string, messages: readonly Message[], previous: SessionState | undefined): Promise<SessionState> {
+  fold(key: string, messages: readonly Message[], previous: SessionState | undefined): Promise<SessionState> {
     const pending = this.inFlight.get(key);
     if (pending) return pending;
     const promise = runSummarizer(this.summarizer, {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CompressOutput } from '../../src/compress-call.js';
-import { MASKING_PAYOFF_MARGIN } from '../../src/engine.js';
+import { MASKING_PAYOFF_MARGIN } from '../../src/compression-steps.js';
 import {
   DEFAULT_MASKING_OPTIONS,
   maskableKeys,
