@@ -15,6 +15,7 @@ import { fixturesDir, readSessions } from '../examples/lib/session-file.js';
 import { MessageMeter } from '../src/message-meter.js';
 import { tiktokenCounter } from '../src/token-counter.js';
 import { slidingWindowMasking } from './baselines/sliding-window-masking.js';
+import { neededLater } from './needed-later.js';
 
 const model = new MockLanguageModelV4({ modelId: 'bench-model' });
 const words =
@@ -198,7 +199,82 @@ async function fixtures() {
   }
 }
 
+async function triggers() {
+  const dir = fixturesDir();
+  if (!dir) {
+    console.log('\n4. Masking policies: skipped, ../shared/fixtures is not beside this checkout');
+    return;
+  }
+  const sessions = readSessions(resolve(dir, 'trajectories.jsonl'));
+  const contextWindow = 200_000;
+  const policies: Array<{ name: string; wrap: (mock: MockLanguageModelV4) => LanguageModelV4 }> = [
+    {
+      name: 'budget only',
+      wrap: (mock) =>
+        withContextCompression(mock, {
+          contextWindow,
+          reserveOutputTokens: 2_000,
+          masking: false,
+          triggers: { semantic: false, staleness: false },
+        }),
+    },
+    {
+      name: 'sliding window 10',
+      wrap: (mock) => wrapLanguageModel({ model: mock, middleware: slidingWindowMasking(10) }),
+    },
+    {
+      name: 'batched masking',
+      wrap: (mock) =>
+        withContextCompression(mock, {
+          contextWindow,
+          reserveOutputTokens: 2_000,
+          triggers: { semantic: false, staleness: false },
+        }),
+    },
+    {
+      name: 'semantic triggers',
+      wrap: (mock) => withContextCompression(mock, { contextWindow, reserveOutputTokens: 2_000 }),
+    },
+  ];
+  console.log(
+    `\n4. Masking policies on the ${sessions.length} trajectories at a 200k window (nothing is forced by the budget)`,
+  );
+  console.log(
+    '   needed later: of the observations a policy hid, the share whose rare content the agent used again later\n',
+  );
+  console.log(
+    `   ${'policy'.padEnd(18)} ${'input tokens'.padStart(13)} ${'saved'.padStart(6)} ${'prefix reuse'.padStart(12)} ${'x floor'.padStart(8)} ${'hidden'.padStart(7)} ${'needed later'.padStart(13)}`,
+  );
+  let baseline = 0;
+  for (const policy of policies) {
+    const steps: ReplayResult['steps'][number][] = [];
+    let cost = 0;
+    let floor = 0;
+    let hidden = 0;
+    let needed = 0;
+    for (const session of sessions) {
+      let mock: MockLanguageModelV4 | undefined;
+      const result = await replaySession(session, (recording) => {
+        mock = recording;
+        return policy.wrap(recording);
+      });
+      steps.push(...result.steps);
+      cost += result.cost;
+      floor += result.floor;
+      const rate = neededLater(session, mock?.doGenerateCalls.map((call) => call.prompt) ?? []);
+      hidden += rate.hidden;
+      needed += rate.neededLater;
+    }
+    const total = totals(steps);
+    if (policy === policies[0]) baseline = total.sentTokens;
+    console.log(
+      `   ${policy.name.padEnd(18)} ${format(total.sentTokens).padStart(13)} ${`${Math.round((1 - total.sentTokens / baseline) * 100)}%`.padStart(6)} ${`${(total.prefixReuse * 100).toFixed(1)}%`.padStart(12)} ${`${(cost / floor).toFixed(2)}x`.padStart(8)} ${String(hidden).padStart(7)} ${`${needed}/${hidden} = ${(hidden ? needed / hidden : 0).toFixed(3)}`.padStart(13)}`,
+    );
+  }
+}
+
 console.log(`context-compression benchmark, node ${process.version}\n`);
 await steadyState();
 await compressingCall();
 await fixtures();
+await triggers();

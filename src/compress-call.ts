@@ -7,6 +7,7 @@ import type { ResultSite } from './observation-masking.js';
 import type { PromptView } from './prompt-view.js';
 import type { SessionState } from './session-state.js';
 import type { Message, Transcript } from './transcript.js';
+import type { StepSignals } from './transcript-signals.js';
 
 /** One call to compress. */
 export interface CompressInput {
@@ -58,6 +59,14 @@ export interface FoldCall {
   droppedCount: number;
   /** Keys (`ResultSite.key`) of the masked tool results. */
   readonly masked: Set<string>;
+  /** Why a masked result was masked when it was stale rather than old, by key. */
+  readonly maskReasons: Map<string, string>;
+  /** The history length a staleness decision looked at (later steps may supersede a result); 0 when none. */
+  staleThrough: number;
+  /** The `through` of the record this call started from or last saved: new records never go below it. */
+  minThrough: number;
+  /** Signals of each step (an assistant message and its tool results). */
+  readonly steps: readonly StepSignals[];
   /** What this call's masking step masked. */
   newlyMasked: { count: number; tokensFreed: number };
   view: PromptView;

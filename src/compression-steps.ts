@@ -1,4 +1,5 @@
 import type { FoldCall } from './compress-call.js';
+import type { CompressionDecision } from './decisions.js';
 import { SummarizerError } from './errors.js';
 import { fitState } from './fit-state.js';
 import type { MessageMeter } from './message-meter.js';
@@ -10,7 +11,9 @@ import {
   resultEdits,
 } from './observation-masking.js';
 import { type CompressionOptions, DEFAULT_CACHE_PRICING } from './options.js';
+import { DEFAULT_SEMANTIC_TRIGGER_OPTIONS, findBoundaries, type SemanticTriggerOptions } from './semantic-triggers.js';
 import { EMPTY_SESSION_STATE, type SessionState } from './session-state.js';
+import { findStaleObservations, type StalenessOptions } from './staleness.js';
 import type { Message } from './transcript.js';
 
 /**
@@ -27,6 +30,8 @@ export interface StepContext {
   readonly options: CompressionOptions;
   readonly meter: MessageMeter;
   readonly masking: Required<MaskingOptions> | undefined;
+  readonly staleness: StalenessOptions | undefined;
+  readonly semantic: SemanticTriggerOptions | undefined;
   readonly failures: Map<string, number>;
   rebuild(call: FoldCall): void;
   save(call: FoldCall): Promise<void>;
@@ -58,31 +63,75 @@ export async function maskOld(engine: StepContext, call: FoldCall, pressure: boo
     const { savings, breakCost } = economics(step);
     return step.freed >= masking.clearAtLeast && savings >= MASKING_PAYOFF_MARGIN * breakCost;
   };
+  // staleness adds results a step may mask even among the newest (a read superseded by an edit), with a reason
+  const stale = new Map<string, string>();
+  if (engine.staleness) {
+    // computed only when the best case could pay: every earlier unhidden result masked, the smallest rewrite
+    const lastAssistant = call.messages.findLastIndex((message) => message.role === 'assistant');
+    const open = call.sites.filter(
+      (site) => site.messageIndex >= call.coveredCount && site.messageIndex < lastAssistant && !hidden.has(site.key),
+    );
+    const everything: MaskingStep = {
+      keys: open.map((site) => site.key),
+      freed: open.reduce((sum, site) => sum + site.tokens, 0),
+      firstMessageIndex: open.at(-1)?.messageIndex ?? Number.POSITIVE_INFINITY,
+    };
+    if (open.length > 0 && (pressure || pays(everything))) {
+      for (const observation of findStaleObservations({
+        messages: call.messages,
+        steps: call.steps,
+        sites: call.sites,
+        from: call.coveredCount,
+        options: engine.staleness,
+      })) {
+        if (!hidden.has(observation.key)) stale.set(observation.key, observation.reason);
+      }
+    }
+  }
   const step = planMaskingStep({
     sites: call.sites,
     covered: call.coveredCount,
     hidden,
-    maskable: call.maskable,
+    maskable: stale.size > 0 ? new Set([...call.maskable, ...stale.keys()]) : call.maskable,
     keepRecent: masking.keepRecent,
     meter: engine.meter,
+    reasons: stale,
     worthPlanning: (bound) => pressure || pays(bound),
   });
   if (step.keys.length === 0 || (!pressure && !pays(step))) return;
   const { rewritten, savings, breakCost } = economics(step);
-  for (const key of step.keys) call.masked.add(key);
+  for (const key of step.keys) {
+    call.masked.add(key);
+    const reason = stale.get(key);
+    if (reason !== undefined) call.maskReasons.set(key, reason);
+  }
+  if (step.keys.some((key) => stale.has(key))) call.staleThrough = call.messages.length;
   call.newlyMasked = { count: step.keys.length, tokensFreed: step.freed };
   engine.rebuild(call);
   await engine.save(call);
   const arithmetic = `frees ${step.freed} tokens; expected savings ${Math.round(savings)} (${read}x over ~${expectedCalls} calls) vs. a one-time cache rewrite costing ${Math.round(breakCost)} (${rewritten} tokens at +${Math.round((write - read) * 100) / 100}x)`;
-  call.decisions.push({
-    trigger: force ? 'forced' : pressure ? 'budget' : 'turns',
-    scope: { kind: 'observations', toolCallIds: step.keys.map((key) => call.siteByKey.get(key)?.callId ?? key) },
-    confidence: 1,
-    details: `masked ${step.keys.length} tool results older than the ${masking.keepRecent} most recent: ${arithmetic}`,
-  });
+  const idsOf = (keys: readonly string[]) => keys.map((key) => call.siteByKey.get(key)?.callId ?? key);
+  const staleKeys = step.keys.filter((key) => stale.has(key));
+  const oldKeys = step.keys.filter((key) => !stale.has(key));
+  if (staleKeys.length > 0) {
+    const reasons = staleKeys.slice(0, 3).map((key) => `${call.siteByKey.get(key)?.callId}: ${stale.get(key)}`);
+    call.decisions.push({
+      trigger: 'staleness',
+      scope: { kind: 'observations', toolCallIds: idsOf(staleKeys) },
+      confidence: 0.8,
+      details: `masked ${staleKeys.length} stale tool results (${reasons.join('; ')}${staleKeys.length > 3 ? '; ...' : ''}); ${arithmetic}`,
+    });
+  }
+  if (oldKeys.length > 0) {
+    call.decisions.push({
+      trigger: force ? 'forced' : pressure ? 'budget' : 'turns',
+      scope: { kind: 'observations', toolCallIds: idsOf(oldKeys) },
+      confidence: 1,
+      details: `masked ${oldKeys.length} tool results older than the ${masking.keepRecent} most recent: ${arithmetic}`,
+    });
+  }
 }
 
-/** Folds the oldest kept messages into the session state, down to the target share of the budget. */
 export async function foldOldest(
   engine: StepContext,
   call: FoldCall,
@@ -95,6 +144,55 @@ export async function foldOldest(
   const stateTokens = engine.stateTokens(call.state) + growth;
   const cut = layout.chooseCut({ covered: from, stateTokens, targetTokens: limits.compressTo, force });
   if (cut === undefined) return;
+  await foldTo(engine, call, cut, {
+    trigger: force ? 'forced' : 'budget',
+    scope: { kind: 'messages', from, to: cut },
+    confidence: 1,
+    details: force
+      ? `folded ${cut - from} messages on request`
+      : `prompt at ${limits.percent(tokensBefore)} of the budget passed the ${limits.percent(limits.compressAt)} threshold; folded ${cut - from} messages into the session state`,
+  });
+}
+
+/**
+ * A semantic fold below the budget threshold: the deepest finished segment (see `findBoundaries`) whose fold frees at
+ * least `minTokens` and whose expected cache-read savings pay for the one-time rewrite of the rest of the prompt.
+ */
+export async function foldFinishedSegment(engine: StepContext, call: FoldCall): Promise<void> {
+  const options = engine.semantic as SemanticTriggerOptions;
+  const { read, write } = { ...DEFAULT_CACHE_PRICING, ...engine.options.cachePricing };
+  const { layout, limits } = call;
+  const from = call.coveredCount;
+  const now = engine.total(call);
+  const calls = call.messages.filter((message) => message.role === 'assistant').length;
+  const expectedCalls = Math.min(50, Math.max(4, calls));
+  const cuts = new Set(layout.cuts);
+  const boundaries = findBoundaries(call.messages, call.steps, options).filter(
+    (boundary) => boundary.messageIndex > from && cuts.has(boundary.messageIndex),
+  );
+  for (const boundary of boundaries.reverse()) {
+    const folded = layout.total(from, 0) - layout.total(boundary.messageIndex, 0);
+    const growth = Math.min(limits.budget * 0.1, folded * 0.15);
+    const after = layout.total(boundary.messageIndex, engine.stateTokens(call.state) + growth);
+    const freed = now - after;
+    const rewritten = after - layout.fixedTokens;
+    const savings = read * freed * expectedCalls;
+    const breakCost = (write - read) * rewritten;
+    if (freed < (options.minTokens ?? DEFAULT_SEMANTIC_TRIGGER_OPTIONS.minTokens)) continue;
+    if (savings < MASKING_PAYOFF_MARGIN * breakCost) continue;
+    await foldTo(engine, call, boundary.messageIndex, {
+      trigger: boundary.trigger,
+      scope: { kind: 'messages', from, to: boundary.messageIndex },
+      confidence: boundary.confidence,
+      details: `${boundary.details}; folded the finished segment (${boundary.messageIndex - from} messages), freeing about ${Math.round(freed)} tokens; expected savings ${Math.round(savings)} vs. a one-time cache rewrite costing ${Math.round(breakCost)}`,
+    });
+    return;
+  }
+}
+
+/** Folds the messages from the current fold point up to `cut` into the session state. */
+async function foldTo(engine: StepContext, call: FoldCall, cut: number, decision: CompressionDecision): Promise<void> {
+  const from = call.coveredCount;
   const started = performance.now();
   try {
     const key = `${call.namespace}\u0000${call.prefixHashes[cut]}`;
@@ -105,23 +203,17 @@ export async function foldOldest(
       keepRecent: 0,
       meter: engine.meter,
     });
-    const folding = applyResultEdits(call.messages.slice(from, cut), redactedOnly);
+    // the summarizer sees what the model discarded with the redaction tool as redacted, the rest in full
+    const folding = applyResultEdits(call.messages, redactedOnly, from).slice(from, cut);
     const state = await engine.fold(key, folding, call.state);
     call.summarizerMs = performance.now() - started;
-    call.state = fitState(state, limits.maxStateTokens, engine.meter);
+    call.state = fitState(state, call.limits.maxStateTokens, engine.meter);
     call.coveredCount = cut;
     engine.rebuild(call);
     await engine.save(call);
     engine.failures.delete(call.conversation);
     call.messagesFolded = cut - from;
-    call.decisions.push({
-      trigger: force ? 'forced' : 'budget',
-      scope: { kind: 'messages', from, to: cut },
-      confidence: 1,
-      details: force
-        ? `folded ${cut - from} messages on request`
-        : `prompt at ${limits.percent(tokensBefore)} of the budget passed the ${limits.percent(limits.compressAt)} threshold; folded ${cut - from} messages into the session state`,
-    });
+    call.decisions.push(decision);
   } catch (error) {
     call.summarizerMs = performance.now() - started;
     if (!SummarizerError.isInstance(error)) throw error;
@@ -131,7 +223,6 @@ export async function foldOldest(
   }
 }
 
-/** The last resort over the hard limit: the oldest whole turns leave without a summary, down to the target. */
 export async function dropOldest(engine: StepContext, call: FoldCall): Promise<void> {
   const from = call.coveredCount;
   const state = call.state ?? EMPTY_SESSION_STATE;

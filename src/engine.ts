@@ -1,7 +1,7 @@
 import { budgetLimits } from './budget.js';
 import { TokenCalibration } from './calibration.js';
 import type { CompressInput, CompressOutput, FoldCall } from './compress-call.js';
-import { dropOldest, foldOldest, maskOld, type StepContext } from './compression-steps.js';
+import { dropOldest, foldFinishedSegment, foldOldest, maskOld, type StepContext } from './compression-steps.js';
 import { lookupContextWindow } from './context-windows.js';
 import { ContextCompressionError, MessageTooLargeError, UnknownContextWindowError } from './errors.js';
 import type { CompressEvent } from './events.js';
@@ -31,12 +31,15 @@ import { collectRedactions, DEFAULT_REDACTION_TOOL_NAME, type RedactionRules } f
 import { sessionStateMessages } from './render-session-state.js';
 import { reportEdits } from './report-edits.js';
 import { runSummarizer } from './run-summarizer.js';
+import { DEFAULT_SEMANTIC_TRIGGER_OPTIONS, type SemanticTriggerOptions } from './semantic-triggers.js';
 import type { SessionState } from './session-state.js';
+import type { StalenessOptions } from './staleness.js';
 import { STATE_FORMAT_VERSION, type StateRecord, StateRecords } from './state-records.js';
 import { memoryStateStore } from './state-store.js';
 import { type Summarizer, toSummarizer } from './summarizer.js';
 import { tiktokenCounter } from './token-counter.js';
 import type { Message } from './transcript.js';
+import { analyzeSteps, type StepSignals } from './transcript-signals.js';
 
 /**
  * The framework-free engine: counts, loads the stored state for this history, decides, folds, and assembles
@@ -55,6 +58,10 @@ export class CompressionEngine implements StepContext {
   private readonly editCache = { edits: new Map<string, ResultEdit | null>(), messages: new Map<string, Message>() };
   private readonly awareness: Message | undefined;
   readonly masking: Required<MaskingOptions> | undefined;
+  readonly staleness: StalenessOptions | undefined;
+  readonly semantic: SemanticTriggerOptions | undefined;
+  /** Step signals of each conversation's complete steps, so a call analyzes only what is new. */
+  private readonly analyses = new Map<string, { through: number; hash: number; steps: StepSignals[] }>();
   private readonly redactionRules: RedactionRules | undefined;
 
   constructor(readonly options: CompressionOptions = {}) {
@@ -63,6 +70,12 @@ export class CompressionEngine implements StepContext {
     this.summarizer = toSummarizer(options.summarizer ?? extractiveSummarizer());
     this.records = new StateRecords(options.store ?? memoryStateStore(), options.stateTtlMs ?? DEFAULT_STATE_TTL_MS);
     this.masking = options.masking === false ? undefined : { ...DEFAULT_MASKING_OPTIONS, ...options.masking };
+    const triggers = options.triggers ?? {};
+    this.staleness = triggers.staleness === false || !this.masking ? undefined : { ...triggers.staleness };
+    this.semantic =
+      triggers.semantic === false || options.folding === false
+        ? undefined
+        : { ...DEFAULT_SEMANTIC_TRIGGER_OPTIONS, ...triggers.semantic };
     this.redactionRules =
       options.redaction === false
         ? undefined
@@ -145,7 +158,11 @@ export class CompressionEngine implements StepContext {
       state: stored?.state,
       droppedCount: stored?.droppedCount ?? 0,
       // a record found for a longer history may mask results this one does not allow (a retry, a fork)
-      masked: new Set(stored?.masked.filter((key) => maskable.has(key))),
+      masked: new Set(stored?.masked.filter((key) => maskable.has(key) || stored.maskReasons?.[key] !== undefined)),
+      maskReasons: new Map(Object.entries(stored?.maskReasons ?? {})),
+      staleThrough: stored?.maskReasons ? stored.through : 0,
+      minThrough: stored?.through ?? 0,
+      steps: this.staleness || this.semantic ? this.analyze(`${namespace}\u0000${anchor}`, messages, prefixHashes) : [],
       newlyMasked: { count: 0, tokensFreed: 0 },
       decisions: [],
       messagesFolded: 0,
@@ -163,6 +180,7 @@ export class CompressionEngine implements StepContext {
     // under pressure the cache breaks anyway: go down to the target in this one break, not just below the threshold
     const foldAbove = pressure ? limits.compressTo : limits.compressAt;
     const folding = this.options.folding !== false;
+    if (this.semantic && folding && !pressure && !backingOff) await foldFinishedSegment(this, call);
     if (folding && (force || this.total(call) > foldAbove) && !backingOff) {
       await foldOldest(this, call, force, tokensBefore);
     }
@@ -230,6 +248,7 @@ export class CompressionEngine implements StepContext {
       sites: call.sites,
       masked: call.masked,
       redactions: call.redactions,
+      maskReasons: call.maskReasons,
       keepRecent: this.masking ? this.masking.keepRecent : DEFAULT_MASKING_OPTIONS.keepRecent,
       maxToolResultTokens: call.limits.maxToolResultTokens,
       meter: this.meter,
@@ -244,10 +263,20 @@ export class CompressionEngine implements StepContext {
    */
   async save(call: FoldCall): Promise<void> {
     const masked = [...call.masked].filter((key) => (call.siteByKey.get(key)?.messageIndex ?? -1) >= call.coveredCount);
+    const maskReasons: Record<string, string> = {};
+    for (const key of masked) {
+      const reason = call.maskReasons.get(key);
+      if (reason !== undefined) maskReasons[key] = reason;
+    }
+    const stale = Object.keys(maskReasons).length > 0;
+    // a stale mask depends on the later step that superseded the result: the record covers the history it saw
+    // never shallower than the record this one replaces (loaded, or saved earlier in this call): the lookup takes
+    // the deepest matching record, so a newer record must not hide behind an older, deeper one
     const through = masked.reduce(
       (deepest, key) => Math.max(deepest, (call.siteByKey.get(key)?.messageIndex ?? 0) + 1),
-      call.coveredCount,
+      Math.max(call.coveredCount, stale ? call.staleThrough : 0, call.minThrough),
     );
+    call.minThrough = through;
     const record: StateRecord = {
       version: STATE_FORMAT_VERSION,
       through,
@@ -256,8 +285,37 @@ export class CompressionEngine implements StepContext {
       ...(call.state ? { state: call.state } : {}),
       droppedCount: call.droppedCount,
       masked,
+      ...(stale ? { maskReasons } : {}),
     };
     await this.records.save({ namespace: call.namespace, anchor: call.anchor, record });
+  }
+
+  /**
+   * Step signals of a history. Complete steps are remembered per conversation (keyed by the prefix they cover), so a
+   * call that adds one step analyzes one step.
+   */
+  private analyze(conversation: string, messages: readonly Message[], prefixHashes: readonly number[]): StepSignals[] {
+    const cached = this.analyses.get(conversation);
+    const reuse = cached && cached.through <= messages.length && prefixHashes[cached.through] === cached.hash;
+    const start = reuse ? cached.through : 0;
+    const fresh = analyzeSteps(messages.slice(start)).map((step) => ({
+      ...step,
+      messageIndex: step.messageIndex + start,
+      resultIndexes: step.resultIndexes.map((index) => index + start),
+    }));
+    const steps = [...(reuse ? cached.steps : []), ...fresh];
+    // the last step may still grow (more results): remember the steps before it
+    const last = steps.at(-1);
+    if (last) {
+      this.analyses.delete(conversation);
+      this.analyses.set(conversation, {
+        through: last.messageIndex,
+        hash: prefixHashes[last.messageIndex] as number,
+        steps: steps.slice(0, -1),
+      });
+      if (this.analyses.size > 1_000) this.analyses.delete(this.analyses.keys().next().value as string);
+    }
+    return steps;
   }
 
   /** Tokens of the prompt as it stands in this call. */

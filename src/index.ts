@@ -11,6 +11,7 @@ export {
   UnknownContextWindowError,
 } from './errors.js';
 export type { CompressEvent, CompressionErrorEvent } from './events.js';
+export { type ExplainedDecision, type ExplainOptions, explain } from './explain.js';
 export {
   DEFAULT_EXTRACTIVE_SUMMARIZER_OPTIONS,
   type ExtractiveSummarizerOptions,
@@ -57,7 +58,19 @@ export {
 } from './redaction.js';
 export { renderSessionState, sessionStateMessages } from './render-session-state.js';
 export { renderTranscript } from './render-transcript.js';
+export {
+  type Boundary,
+  DEFAULT_SEMANTIC_TRIGGER_OPTIONS,
+  findBoundaries,
+  type SemanticTriggerOptions,
+} from './semantic-triggers.js';
 export { EMPTY_SESSION_STATE, type SessionState, SessionStateSchema } from './session-state.js';
+export {
+  DEFAULT_STALENESS_OPTIONS,
+  findStaleObservations,
+  type StalenessOptions,
+  type StaleObservation,
+} from './staleness.js';
 export {
   DEFAULT_MEMORY_STORE_MAX_ENTRIES,
   type MemoryStateStoreOptions,

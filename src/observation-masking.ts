@@ -1,5 +1,10 @@
 import type { MessageMeter } from './message-meter.js';
-import { describeToolCall, maskedResultPlaceholder, redactedResultPlaceholder } from './prompts.js';
+import {
+  describeToolCall,
+  maskedResultPlaceholder,
+  redactedResultPlaceholder,
+  staleResultPlaceholder,
+} from './prompts.js';
 import type { Message, ToolResultPart } from './transcript.js';
 
 /** Options of observation masking: old tool results become short placeholders, their calls stay. */
@@ -121,6 +126,7 @@ export function planMaskingStep({
   maskable,
   keepRecent,
   meter,
+  reasons,
   worthPlanning = () => true,
 }: {
   sites: readonly ResultSite[];
@@ -129,6 +135,8 @@ export function planMaskingStep({
   maskable: ReadonlySet<string>;
   keepRecent: number;
   meter: MessageMeter;
+  /** Why a result is masked, when it is not simply old (staleness); changes its placeholder. */
+  reasons?: ReadonlyMap<string, string>;
   /** Called with an upper bound of the step (every candidate freed whole); false skips building placeholders. */
   worthPlanning?: (bound: MaskingStep) => boolean;
 }): MaskingStep {
@@ -148,7 +156,7 @@ export function planMaskingStep({
   let freed = 0;
   let firstMessageIndex = Number.POSITIVE_INFINITY;
   for (const site of eligible) {
-    const saved = site.tokens - meter.countText(maskPlaceholderFor(site, keepRecent));
+    const saved = site.tokens - meter.countText(maskPlaceholderFor(site, keepRecent, reasons?.get(site.key)));
     if (saved <= 0) continue;
     keys.push(site.key);
     freed += saved;
@@ -170,9 +178,11 @@ function describeSite(site: ResultSite): string {
   return description;
 }
 
-/** The placeholder of a masked result. */
-export function maskPlaceholderFor(site: ResultSite, keepRecent: number): string {
-  return maskedResultPlaceholder({ call: describeSite(site), tokens: site.tokens, keepRecent });
+/** The placeholder of a masked result: old, or stale for the given reason. */
+export function maskPlaceholderFor(site: ResultSite, keepRecent: number, reason?: string): string {
+  return reason === undefined
+    ? maskedResultPlaceholder({ call: describeSite(site), tokens: site.tokens, keepRecent })
+    : staleResultPlaceholder({ call: describeSite(site), tokens: site.tokens, reason });
 }
 
 /** What replaces a tool result: a masked or redacted placeholder. */
@@ -189,10 +199,13 @@ export function resultEdits({
   keepRecent,
   meter,
   memo,
+  maskReasons,
 }: {
   sites: readonly ResultSite[];
   masked: ReadonlySet<string>;
   redactions: ReadonlyMap<string, string>;
+  /** Reasons of masks that were stale rather than old. */
+  maskReasons?: ReadonlyMap<string, string>;
   keepRecent: number;
   meter: MessageMeter;
   /** Edits of earlier calls by result and reason, so placeholders are not rebuilt and counted on every call. */
@@ -202,13 +215,16 @@ export function resultEdits({
   for (const site of sites) {
     const reason = redactions.get(site.key);
     if (reason === undefined && !masked.has(site.key)) continue;
-    const memoKey = memo && `${site.key}\u0001${site.tokens}\u0001${describeSite(site)}\u0001${reason ?? ''}`;
+    const staleReason = reason === undefined ? maskReasons?.get(site.key) : undefined;
+    const memoKey =
+      memo &&
+      `${site.key}\u0001${site.tokens}\u0001${describeSite(site)}\u0001${reason ?? ''}\u0001${staleReason ?? ''}`;
     let edit = memoKey === undefined ? undefined : memo?.get(memoKey);
     if (edit === undefined) {
       const candidate: ResultEdit =
         reason !== undefined
           ? { kind: 'redacted', text: redactedResultPlaceholder({ call: describeSite(site), reason }) }
-          : { kind: 'masked', text: maskPlaceholderFor(site, keepRecent) };
+          : { kind: 'masked', text: maskPlaceholderFor(site, keepRecent, staleReason) };
       // a placeholder is never longer than what it replaces
       edit = meter.countText(candidate.text) < site.tokens ? candidate : null;
       if (memo && memoKey !== undefined) {

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { InvalidOptionError } from './errors.js';
 import type { CompressEvent, CompressionErrorEvent } from './events.js';
 import type { MaskingOptions } from './observation-masking.js';
+import type { SemanticTriggerOptions } from './semantic-triggers.js';
+import type { StalenessOptions } from './staleness.js';
 import type { StateStore } from './state-store.js';
 import type { SummarizeFunction, Summarizer } from './summarizer.js';
 import type { TokenCounter } from './token-counter.js';
@@ -58,6 +60,13 @@ export interface CompressionOptions {
    */
   masking?: MaskingOptions | false;
   /**
+   * Semantic triggers: `semantic` folds a finished segment (a subtask done, an intent change, a file, module, test
+   * or API boundary) below the budget threshold when the fold pays for its cache break; `staleness` masks tool
+   * results that were superseded or went stale, with the reason. `false` turns a detector family off.
+   * @default both on, DEFAULT_SEMANTIC_TRIGGER_OPTIONS and DEFAULT_STALENESS_OPTIONS
+   */
+  triggers?: { semantic?: SemanticTriggerOptions | false; staleness?: StalenessOptions | false };
+  /**
    * Fold old turns into the session state when masking is not enough. `false` keeps only masking, redaction and
    * truncation, with dropping the oldest turns past the hard limit as the last resort. @default true
    */
@@ -110,6 +119,13 @@ const OptionsSchema = z.object({
     ])
     .optional(),
   folding: z.boolean().optional(),
+  triggers: z
+    .object({
+      semantic: z.union([z.literal(false), z.record(z.string(), z.unknown())]).optional(),
+      staleness: z.union([z.literal(false), z.record(z.string(), z.unknown())]).optional(),
+    })
+    .strict()
+    .optional(),
   redaction: z
     .union([
       z.literal(false),

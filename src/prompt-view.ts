@@ -26,7 +26,10 @@ export function buildView({
   maxToolResultTokens,
   meter,
   cache,
+  maskReasons,
 }: {
+  /** Reasons of masks that were stale rather than old. */
+  maskReasons?: ReadonlyMap<string, string>;
   messages: readonly Message[];
   from: number;
   /** Edits and edited messages of earlier calls, reused when the same message gets the same edits. */
@@ -38,7 +41,7 @@ export function buildView({
   maxToolResultTokens: number;
   meter: MessageMeter;
 }): PromptView {
-  const edits = resultEdits({ sites, masked, redactions, keepRecent, meter, memo: cache?.edits });
+  const edits = resultEdits({ sites, masked, redactions, maskReasons, keepRecent, meter, memo: cache?.edits });
   const edited = applyResultEdits(
     messages,
     edits,

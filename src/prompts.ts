@@ -66,3 +66,16 @@ export function maskedResultPlaceholder({
 export function redactedResultPlaceholder({ call, reason }: { call: string; reason: string }): string {
   return `[Result of ${call} redacted at the assistant's request: ${reason}]`;
 }
+
+/** The placeholder of a tool result cleared because it went stale (superseded, or old and unrelated). */
+export function staleResultPlaceholder({
+  call,
+  tokens,
+  reason,
+}: {
+  call: string;
+  tokens: number;
+  reason: string;
+}): string {
+  return `[Result of ${call} cleared to save context: ${reason} (${tokens} tokens). Call the tool again if you need it.]`;
+}

@@ -18,6 +18,8 @@ const StateRecordSchema = z.object({
   droppedCount: z.number().int().nonnegative(),
   /** Keys of the masked tool results (the call id, `#n` added for repeated ids), in the order they were masked. */
   masked: z.array(z.string()),
+  /** Reasons of masks that were stale rather than old, by key. */
+  maskReasons: z.record(z.string(), z.string()).optional(),
 });
 
 /** What the store keeps for one compression point: the fold, the state and the masked results. */

@@ -67,8 +67,9 @@ describe.skipIf(!dir)('DESIGN.md invariants on every step of every fixture traje
           expect(text).not.toMatch(/SummarizerError|Summarizer ".*" failed/);
         }
         const rawTokens = session.messages.reduce((sum, message) => sum + meter.countText(JSON.stringify(message)), 0);
-        if (contextWindow === 200_000) expect(summarizerCalls).toBe(0);
-        else if (rawTokens > budget) {
+        // with semantic triggers a finished segment may be folded at 200k too, but folds stay rare
+        expect(summarizerCalls).toBeLessThan(Math.max(2, assistantTurns(messages).length / 3));
+        if (contextWindow === 16_000 && rawTokens > budget) {
           expect(compressions, 'a history larger than the budget was compressed').toBeGreaterThan(0);
           // folds happen in batches and are reused from the store: far fewer summarizer calls than model calls
           expect(summarizerCalls).toBeLessThan(assistantTurns(messages).length / 3);

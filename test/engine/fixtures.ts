@@ -69,6 +69,8 @@ export function setup(options: CompressionOptions = {}) {
     contextWindow: 4_000,
     reserveOutputTokens: 500,
     tokenCounter: approximateCounter(),
+    // these suites test the budget, masking and redaction mechanics alone; triggers have their own tests
+    triggers: { semantic: false, staleness: false },
     summarizer: summarize,
     onCompress: (event) => events.push(event),
     onError: (event) => errors.push(event),

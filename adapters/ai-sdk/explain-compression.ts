@@ -1,0 +1,28 @@
+import type { ModelMessage } from 'ai';
+import { type ExplainedDecision, type ExplainOptions, explain } from '../../src/explain.js';
+import type { ContextCompressionOptions } from './context-compression.js';
+import { modelMessagesToTranscript } from './model-messages.js';
+
+/** Options of `explainCompression`: the middleware's options, the call's instructions and the model id. */
+export interface ExplainCompressionOptions
+  extends Omit<ContextCompressionOptions, 'summarizer'>,
+    Pick<ExplainOptions, 'mode'> {
+  /** The system instructions of the call, counted like the middleware counts them. */
+  instructions?: string;
+  /** The model id, for the context-window table when `contextWindow` is not given. */
+  modelId?: string;
+}
+
+/**
+ * The decision log for AI SDK messages: which triggers fired, on what, how sure, and why, call by call, without
+ * calling any model. Use it to tune `masking`, `triggers` and the budget shares before going live.
+ */
+export function explainCompression(
+  messages: readonly ModelMessage[],
+  { instructions, ...options }: ExplainCompressionOptions = {},
+): Promise<ExplainedDecision[]> {
+  const system = instructions
+    ? [{ role: 'system' as const, parts: [{ type: 'text' as const, text: instructions }] }]
+    : [];
+  return explain({ system, messages: modelMessagesToTranscript(messages), tools: [] }, options);
+}
