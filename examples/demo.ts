@@ -53,7 +53,7 @@ function describe(event: CompressEvent | undefined): string {
   const parts = [];
   if (event.messagesFolded > 0) parts.push(`folded ${event.messagesFolded} messages into the session state`);
   if (event.messagesDropped > 0) parts.push(`dropped ${event.messagesDropped} messages`);
-  if (event.observationsMasked.count > 0) parts.push(`masked ${event.observationsMasked.count} old tool results`);
+  if (event.observationsMasked.count > 0) parts.push(`masked ${event.observationsMasked.count} tool results`);
   if (event.observationsRedacted.count > 0) parts.push(`redacted ${event.observationsRedacted.count} tool results`);
   if (event.toolResultsTruncated > 0 && event.trigger === 'oversized-result')
     parts.push('shortened an oversized tool result');

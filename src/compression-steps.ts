@@ -13,7 +13,12 @@ import {
 import { type CompressionOptions, DEFAULT_CACHE_PRICING } from './options.js';
 import { DEFAULT_SEMANTIC_TRIGGER_OPTIONS, findBoundaries, type SemanticTriggerOptions } from './semantic-triggers.js';
 import { EMPTY_SESSION_STATE, type SessionState } from './session-state.js';
-import { findStaleObservations, type StalenessOptions } from './staleness.js';
+import {
+  findStaleObservations,
+  findSupersededObservations,
+  type StalenessOptions,
+  type StaleObservation,
+} from './staleness.js';
 import type { Message } from './transcript.js';
 
 /**
@@ -65,40 +70,42 @@ export async function maskOld(engine: StepContext, call: FoldCall, pressure: boo
   };
   // staleness adds results a step may mask even among the newest (a read superseded by an edit), with a reason
   const stale = new Map<string, string>();
+  const addStale = (observations: readonly StaleObservation[]) => {
+    for (const observation of observations)
+      if (!hidden.has(observation.key)) stale.set(observation.key, observation.reason);
+  };
+  if (engine.staleness)
+    addStale(findSupersededObservations({ steps: call.steps, sites: call.sites, from: call.coveredCount }));
+  const plan = () =>
+    planMaskingStep({
+      sites: call.sites,
+      covered: call.coveredCount,
+      hidden,
+      maskable: stale.size > 0 ? new Set([...call.maskable, ...stale.keys()]) : call.maskable,
+      keepRecent: masking.keepRecent,
+      meter: engine.meter,
+      reasons: stale,
+      worthPlanning: (bound) => pressure || pays(bound),
+    });
+  let step = plan();
+  if (step.keys.length === 0 || (!pressure && !pays(step))) return;
   if (engine.staleness) {
-    // computed only when the best case could pay: every earlier unhidden result masked, the smallest rewrite
-    const lastAssistant = call.messages.findLastIndex((message) => message.role === 'assistant');
-    const open = call.sites.filter(
-      (site) => site.messageIndex >= call.coveredCount && site.messageIndex < lastAssistant && !hidden.has(site.key),
-    );
-    const everything: MaskingStep = {
-      keys: open.map((site) => site.key),
-      freed: open.reduce((sum, site) => sum + site.tokens, 0),
-      firstMessageIndex: open.at(-1)?.messageIndex ?? Number.POSITIVE_INFINITY,
-    };
-    if (open.length > 0 && (pressure || pays(everything))) {
-      for (const observation of findStaleObservations({
+    // a step happens anyway: the scored staleness (costlier) may add results to it
+    const before = stale.size;
+    addStale(
+      findStaleObservations({
         messages: call.messages,
         steps: call.steps,
         sites: call.sites,
         from: call.coveredCount,
         options: engine.staleness,
-      })) {
-        if (!hidden.has(observation.key)) stale.set(observation.key, observation.reason);
-      }
+      }),
+    );
+    if (stale.size > before) {
+      const wider = plan();
+      if (pressure || pays(wider)) step = wider;
     }
   }
-  const step = planMaskingStep({
-    sites: call.sites,
-    covered: call.coveredCount,
-    hidden,
-    maskable: stale.size > 0 ? new Set([...call.maskable, ...stale.keys()]) : call.maskable,
-    keepRecent: masking.keepRecent,
-    meter: engine.meter,
-    reasons: stale,
-    worthPlanning: (bound) => pressure || pays(bound),
-  });
-  if (step.keys.length === 0 || (!pressure && !pays(step))) return;
   const { rewritten, savings, breakCost } = economics(step);
   for (const key of step.keys) {
     call.masked.add(key);

@@ -61,7 +61,7 @@ export function findBoundaries(
   const boundaries: Boundary[] = [];
   const at = (stepIndex: number, trigger: TriggerName, confidence: number, details: string) => {
     const step = steps[stepIndex];
-    if (!step || stepIndex >= steps.length - 1 || stepIndex === 0) return;
+    if (!step || stepIndex >= steps.length - 1) return;
     boundaries.push({ trigger, stepIndex, messageIndex: step.messageIndex, confidence, details });
   };
   let editedSinceBoundary: string[] = [];

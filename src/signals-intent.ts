@@ -134,7 +134,7 @@ const NEGATION =
   /\b(?:not|no|never|nothing|yet to|hardly|almost|nearly|partially|isn't|aren't|wasn't|weren't|hasn't|haven't|hadn't|won't|doesn't|don't|didn't|cannot|can't|couldn't|shouldn't|without)\b/i;
 const FUTURE =
   /\b(?:once|when|whenever|after|until|before|if|unless|as soon as|so that|whether|where|which|will|'ll|going to|need to|needs to|have to|has to|want to|would|could|might|may|to be|let me|let's|i'll|should i)\b/i;
-const EXPLANATION = /^\s*(?:by|via|through|using|when|whenever|if|unless)\b/i;
+const EXPLANATION = /^\s*(?:by|via|through|using|when|whenever|if|unless|once|as soon as|until|provided|assuming)\b/i;
 const DONE_EXPLANATION = /^\s*(?:with|in|inside|before|after)\b/i;
 
 /** True when the text says a task or subtask is done; questions, negations and future or conditional forms are not. */

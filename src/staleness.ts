@@ -40,12 +40,19 @@ export interface StaleObservation {
 
 const WORD = /[A-Za-z_][A-Za-z0-9_]{2,}/g;
 
+const termCache = new Map<string, Map<string, number>>();
+
+/** Term counts of a text (its first 20,000 characters), memoized per text. */
 function terms(text: string): Map<string, number> {
+  const cached = termCache.get(text);
+  if (cached) return cached;
   const counts = new Map<string, number>();
   for (const match of text.slice(0, 20_000).matchAll(WORD)) {
     const term = match[0].toLowerCase();
     counts.set(term, (counts.get(term) ?? 0) + 1);
   }
+  termCache.set(text, counts);
+  if (termCache.size > 5_000) termCache.delete(termCache.keys().next().value as string);
   return counts;
 }
 
@@ -77,10 +84,52 @@ function stepText(messages: readonly Message[], step: StepSignals): string {
   return message ? messageText(message) : '';
 }
 
+/** Where each tool result's step is, and which results may be stale at all (not the current step, not folded). */
+function candidatesOf(steps: readonly StepSignals[], sites: readonly ResultSite[], from: number) {
+  const stepOfResult = new Map<number, number>();
+  steps.forEach((step, index) => {
+    for (const resultIndex of step.resultIndexes) stepOfResult.set(resultIndex, index);
+  });
+  const current = steps.length - 1;
+  const candidates = sites.filter(
+    (site) => site.messageIndex >= from && (stepOfResult.get(site.messageIndex) ?? current) < current,
+  );
+  return { stepOfResult, current, candidates };
+}
+
 /**
- * Tool results that went stale: superseded outright (a read of a file that a later step edited; a test log followed by
- * a later run of the same test), or scoring at least `threshold` on age, missing recent references and missing
- * relevance to the recent steps. Results of the current step are never stale.
+ * Tool results superseded by a later step: a read of a file that a later step edited, or a test log followed by a
+ * later run of the same test (or of the whole suite). Cheap (indexed by file and test target): run on every call.
+ */
+export function findSupersededObservations({
+  steps,
+  sites,
+  from,
+}: {
+  steps: readonly StepSignals[];
+  sites: readonly ResultSite[];
+  from: number;
+}): StaleObservation[] {
+  const { stepOfResult, candidates } = candidatesOf(steps, sites, from);
+  const lastEdit = new Map<string, number>();
+  const lastRun = new Map<string, number>();
+  steps.forEach((step, index) => {
+    for (const file of step.edits) lastEdit.set(file, index);
+    if (step.test) lastRun.set(step.test.target, index);
+  });
+  const stale: StaleObservation[] = [];
+  for (const site of candidates) {
+    const stepIndex = stepOfResult.get(site.messageIndex) as number;
+    const reason = supersededBy(steps, stepIndex, lastEdit, lastRun);
+    if (reason) stale.push({ key: site.key, score: 1, superseded: true, reason });
+  }
+  return stale;
+}
+
+/**
+ * Tool results whose staleness score reaches the threshold: 0.3 x age + 0.4 x (1 - recent references) + 0.3 x
+ * (1 - relevance to the recent steps), with the configured weights. More costly (a TF-IDF cosine per result): the
+ * engine runs it only when a masking step happens anyway.
  */
 export function findStaleObservations({
   messages,
@@ -97,37 +146,27 @@ export function findStaleObservations({
 }): StaleObservation[] {
   const settings = { ...DEFAULT_STALENESS_OPTIONS, ...options };
   const weights = settings.weights;
-  const stepOfResult = new Map<number, number>();
-  steps.forEach((step, index) => {
-    for (const resultIndex of step.resultIndexes) stepOfResult.set(resultIndex, index);
-  });
-  const current = steps.length - 1;
+  const { stepOfResult, current, candidates } = candidatesOf(steps, sites, from);
   const recent = steps.slice(Math.max(0, steps.length - settings.window));
-  const context = recent.map((step) => stepText(messages, step)).join('\n');
+  const recentTexts = recent.map((step) => stepText(messages, step));
+  const context = recentTexts.join('\n');
   const contextTerms = terms(context);
-  const candidates = sites.filter(
-    (site) => site.messageIndex >= from && (stepOfResult.get(site.messageIndex) ?? current) < current,
-  );
   const observationTerms = new Map(candidates.map((site) => [site.key, terms(resultOutput(messages, site))]));
   const documentFrequency = new Map<string, number>();
   for (const vector of [...observationTerms.values(), contextTerms]) {
     for (const term of vector.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
   }
+  const superseded = new Set(findSupersededObservations({ steps, sites, from }).map((observation) => observation.key));
   const stale: StaleObservation[] = [];
   for (const site of candidates) {
+    if (superseded.has(site.key)) continue;
     const stepIndex = stepOfResult.get(site.messageIndex) as number;
     const step = steps[stepIndex] as StepSignals;
-    const superseded = supersededBy(steps, stepIndex, step);
-    if (superseded) {
-      stale.push({ key: site.key, score: 1, superseded: true, reason: superseded });
-      continue;
-    }
     const age = Math.min(1, (current - stepIndex) / settings.maxAge);
-    const mentions = step.files.length > 0 ? step.files : [];
     const references = recent.filter(
       (later, index) =>
         steps.length - recent.length + index > stepIndex &&
-        mentions.some((file) => later.files.includes(file) || stepText(messages, later).includes(file)),
+        step.files.some((file) => later.files.includes(file) || (recentTexts[index] ?? '').includes(file)),
     ).length;
     const relevance = settings.relevance
       ? settings.relevance(resultOutput(messages, site), context)
@@ -154,15 +193,29 @@ export function findStaleObservations({
 }
 
 /** Why a step's observation is superseded by a later step, or undefined. */
-function supersededBy(steps: readonly StepSignals[], stepIndex: number, step: StepSignals): string | undefined {
-  for (let later = stepIndex + 1; later < steps.length; later++) {
-    const next = steps[later] as StepSignals;
-    if (step.reads.length > 0 && step.edits.length === 0) {
-      const edited = step.reads.find((file) => next.edits.includes(file));
-      if (edited) return `superseded by the edit of ${edited} at step ${later + 1}`;
+function supersededBy(
+  steps: readonly StepSignals[],
+  stepIndex: number,
+  lastEdit: ReadonlyMap<string, number>,
+  lastRun: ReadonlyMap<string, number>,
+): string | undefined {
+  const step = steps[stepIndex] as StepSignals;
+  if (step.reads.length > 0 && step.edits.length === 0) {
+    for (const file of step.reads) {
+      const edited = lastEdit.get(file);
+      if (edited !== undefined && edited > stepIndex) return `superseded by the edit of ${file} at step ${edited + 1}`;
     }
-    if (step.test && next.test && (next.test.target === step.test.target || next.test.target === '*')) {
-      return `superseded by a later run of ${next.test.target === '*' ? 'the test suite' : next.test.target} at step ${later + 1}`;
+  }
+  if (step.test) {
+    const same = lastRun.get(step.test.target);
+    const suite = lastRun.get('*');
+    const later = Math.max(
+      same !== undefined && same > stepIndex ? same : -1,
+      suite !== undefined && suite > stepIndex ? suite : -1,
+    );
+    if (later > stepIndex) {
+      const target = later === same && step.test.target !== '*' ? step.test.target : 'the test suite';
+      return `superseded by a later run of ${target} at step ${later + 1}`;
     }
   }
   return undefined;
