@@ -38,6 +38,8 @@ export interface StepContext {
   readonly staleness: StalenessOptions | undefined;
   readonly semantic: SemanticTriggerOptions | undefined;
   readonly failures: Map<string, number>;
+  /** Memo of placeholder token counts, shared across calls. */
+  readonly placeholderTokens: Map<string, number>;
   rebuild(call: FoldCall): void;
   save(call: FoldCall): Promise<void>;
   total(call: FoldCall): number;
@@ -54,7 +56,7 @@ export async function maskOld(engine: StepContext, call: FoldCall, pressure: boo
   const masking = engine.masking as Required<MaskingOptions>;
   const hidden = new Set([...call.masked, ...call.redactions.keys()]);
   const { read, write } = { ...DEFAULT_CACHE_PRICING, ...engine.options.cachePricing };
-  const calls = call.messages.filter((message) => message.role === 'assistant').length;
+  const calls = call.steps.length || call.messages.filter((message) => message.role === 'assistant').length;
   const expectedCalls = Math.min(50, Math.max(4, calls));
   const economics = (step: MaskingStep) => {
     let after = 0;
@@ -86,6 +88,7 @@ export async function maskOld(engine: StepContext, call: FoldCall, pressure: boo
       meter: engine.meter,
       reasons: stale,
       worthPlanning: (bound) => pressure || pays(bound),
+      placeholderTokens: engine.placeholderTokens,
     });
   let step = plan();
   if (step.keys.length === 0 || (!pressure && !pays(step))) return;
@@ -171,11 +174,13 @@ export async function foldFinishedSegment(engine: StepContext, call: FoldCall): 
   const { layout, limits } = call;
   const from = call.coveredCount;
   const now = engine.total(call);
-  const calls = call.messages.filter((message) => message.role === 'assistant').length;
-  const expectedCalls = Math.min(50, Math.max(4, calls));
-  const cuts = new Set(layout.cuts);
+  const expectedCalls = Math.min(50, Math.max(4, call.steps.length));
+  // nothing to fold unless a finished segment beyond the fold point holds at least minTokens
+  const minTokens = options.minTokens ?? DEFAULT_SEMANTIC_TRIGGER_OPTIONS.minTokens;
+  const lastStart = call.steps.at(-1)?.messageIndex ?? 0;
+  if (layout.total(from, 0) - layout.total(lastStart, 0) < minTokens) return;
   const boundaries = findBoundaries(call.messages, call.steps, options).filter(
-    (boundary) => boundary.messageIndex > from && cuts.has(boundary.messageIndex),
+    (boundary) => boundary.messageIndex > from && layout.isCut(boundary.messageIndex),
   );
   for (const boundary of boundaries.reverse()) {
     const folded = layout.total(from, 0) - layout.total(boundary.messageIndex, 0);

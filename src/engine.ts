@@ -54,6 +54,7 @@ export class CompressionEngine implements StepContext {
   private readonly inFlight = new Map<string, Promise<SessionState>>();
   /** Conversations whose summarizer failed, with the message count from which it is tried again. */
   readonly failures = new Map<string, number>();
+  readonly placeholderTokens = new Map<string, number>();
   private readonly stateTokenCache = new WeakMap<SessionState, number>();
   private readonly editCache = { edits: new Map<string, ResultEdit | null>(), messages: new Map<string, Message>() };
   private readonly awareness: Message | undefined;

@@ -32,6 +32,17 @@ export class FoldLayout {
     }
   }
 
+  /** Whether a message index is a valid fold point. */
+  isCut(index: number): boolean {
+    if (!this.cutFlags) {
+      this.cutFlags = new Uint8Array(this.messages.length + 1);
+      for (const cut of this.cuts) this.cutFlags[cut] = 1;
+    }
+    return this.cutFlags[index] === 1;
+  }
+
+  private cutFlags: Uint8Array | undefined;
+
   /** The index of the user message pinned after the state pair for a fold point, or -1. */
   pinned(covered: number): number {
     if (covered === 0 || covered >= this.messages.length || this.messages[covered]?.role === 'user') return -1;

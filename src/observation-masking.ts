@@ -1,4 +1,4 @@
-import type { MessageMeter } from './message-meter.js';
+import { DEFAULT_MESSAGE_OVERHEAD_TOKENS, type MessageMeter } from './message-meter.js';
 import {
   describeToolCall,
   maskedResultPlaceholder,
@@ -65,7 +65,11 @@ export function resultSites(messages: readonly Message[], meter: MessageMeter): 
           args: calls.get(part.callId),
           messageIndex,
           isError: part.isError === true,
-          tokens: meter.countText(part.output),
+          // a message holding one result: its output's tokens are the message's, less the framing
+          tokens:
+            message.parts.length === 1
+              ? meter.measure(message).tokens - DEFAULT_MESSAGE_OVERHEAD_TOKENS
+              : meter.countText(part.output),
         });
       }
     }
@@ -128,7 +132,10 @@ export function planMaskingStep({
   meter,
   reasons,
   worthPlanning = () => true,
+  placeholderTokens,
 }: {
+  /** Memo of placeholder token counts by result, reason and size, shared across calls. */
+  placeholderTokens?: Map<string, number>;
   sites: readonly ResultSite[];
   covered: number;
   hidden: ReadonlySet<string>;
@@ -156,7 +163,17 @@ export function planMaskingStep({
   let freed = 0;
   let firstMessageIndex = Number.POSITIVE_INFINITY;
   for (const site of eligible) {
-    const saved = site.tokens - meter.countText(maskPlaceholderFor(site, keepRecent, reasons?.get(site.key)));
+    const reason = reasons?.get(site.key);
+    const memoKey = `${site.key}\u0001${site.tokens}\u0001${reason ?? ''}`;
+    let tokens = placeholderTokens?.get(memoKey);
+    if (tokens === undefined) {
+      tokens = meter.countText(maskPlaceholderFor(site, keepRecent, reason));
+      placeholderTokens?.set(memoKey, tokens);
+      if (placeholderTokens && placeholderTokens.size > EDITED_MESSAGE_CACHE_SIZE) {
+        placeholderTokens.delete(placeholderTokens.keys().next().value as string);
+      }
+    }
+    const saved = site.tokens - tokens;
     if (saved <= 0) continue;
     keys.push(site.key);
     freed += saved;
