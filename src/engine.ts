@@ -4,7 +4,7 @@ import type { CompressInput, CompressOutput, FoldCall } from './compress-call.js
 import { dropOldest, foldFinishedSegment, foldOldest, maskOld, type StepContext } from './compression-steps.js';
 import { lookupContextWindow } from './context-windows.js';
 import { ContextCompressionError, MessageTooLargeError, UnknownContextWindowError } from './errors.js';
-import type { CompressEvent } from './events.js';
+import { compressEvent } from './events.js';
 import { extractiveSummarizer } from './extractive-summarizer.js';
 import { FoldLayout } from './fold-layout.js';
 import { hash53, hashChain } from './hash.js';
@@ -27,6 +27,7 @@ import {
 import { PrefixTracker } from './prefix-tracker.js';
 import { buildView } from './prompt-view.js';
 import { DEFAULT_AWARENESS_BLOCK, DEFAULT_STATE_ACKNOWLEDGEMENT } from './prompts.js';
+import { recordFor } from './record-for.js';
 import { collectRedactions, DEFAULT_REDACTION_TOOL_NAME, type RedactionRules } from './redaction.js';
 import { sessionStateMessages } from './render-session-state.js';
 import { reportEdits } from './report-edits.js';
@@ -34,12 +35,12 @@ import { runSummarizer } from './run-summarizer.js';
 import { DEFAULT_SEMANTIC_TRIGGER_OPTIONS, type SemanticTriggerOptions } from './semantic-triggers.js';
 import type { SessionState } from './session-state.js';
 import type { StalenessOptions } from './staleness.js';
-import { STATE_FORMAT_VERSION, type StateRecord, StateRecords } from './state-records.js';
+import { StateRecords } from './state-records.js';
 import { memoryStateStore } from './state-store.js';
+import { StepAnalyses } from './step-analyses.js';
 import { type Summarizer, toSummarizer } from './summarizer.js';
 import { tiktokenCounter } from './token-counter.js';
 import type { Message } from './transcript.js';
-import { analyzeSteps, type StepSignals } from './transcript-signals.js';
 
 /**
  * The framework-free engine: counts, loads the stored state for this history, decides, folds, and assembles
@@ -61,8 +62,7 @@ export class CompressionEngine implements StepContext {
   readonly masking: Required<MaskingOptions> | undefined;
   readonly staleness: StalenessOptions | undefined;
   readonly semantic: SemanticTriggerOptions | undefined;
-  /** Step signals of each conversation's complete steps, so a call analyzes only what is new. */
-  private readonly analyses = new Map<string, { through: number; hash: number; steps: StepSignals[] }>();
+  private readonly analyses = new StepAnalyses();
   private readonly redactionRules: RedactionRules | undefined;
 
   constructor(readonly options: CompressionOptions = {}) {
@@ -163,7 +163,10 @@ export class CompressionEngine implements StepContext {
       maskReasons: new Map(Object.entries(stored?.maskReasons ?? {})),
       staleThrough: stored?.maskReasons ? stored.through : 0,
       minThrough: stored?.through ?? 0,
-      steps: this.staleness || this.semantic ? this.analyze(`${namespace}\u0000${anchor}`, messages, prefixHashes) : [],
+      steps:
+        this.staleness || this.semantic
+          ? this.analyses.analyze(`${namespace}\u0000${anchor}`, messages, prefixHashes)
+          : [],
       newlyMasked: { count: 0, tokensFreed: 0 },
       decisions: [],
       messagesFolded: 0,
@@ -218,23 +221,13 @@ export class CompressionEngine implements StepContext {
       ...output.map((message) => this.meter.measure(message)),
     ]);
     const estimatedTokens = this.total(call);
-    const event: CompressEvent | undefined =
-      call.decisions.length > 0
-        ? {
-            trigger: call.decisions[0]?.trigger ?? 'budget',
-            decisions: call.decisions,
-            tokensBefore: Math.round(tokensBefore * limits.ratio),
-            tokensAfter: Math.round(estimatedTokens * limits.ratio),
-            messagesFolded: call.messagesFolded,
-            messagesDropped: call.messagesDropped,
-            observationsMasked: call.newlyMasked,
-            observationsRedacted: redacted,
-            toolResultsTruncated: call.view.truncatedIds.length,
-            summarizerMs: call.summarizerMs,
-            reusedState: stored?.state !== undefined && call.messagesFolded === 0,
-            cacheablePrefixTokens,
-          }
-        : undefined;
+    const event = compressEvent(call, {
+      tokensBefore,
+      estimatedTokens,
+      redacted,
+      reusedState: stored?.state !== undefined && call.messagesFolded === 0,
+      cacheablePrefixTokens,
+    });
     // reported once, by the call that changed what the model sees; later calls reuse the same view silently
     const changed = call.newlyMasked.count + redacted.count + truncated > 0;
     if (event && (call.messagesFolded > 0 || call.messagesDropped > 0 || changed)) this.options.onCompress?.(event);
@@ -263,60 +256,7 @@ export class CompressionEngine implements StepContext {
    * masked result), so a repeated, extended or regenerated request finds it.
    */
   async save(call: FoldCall): Promise<void> {
-    const masked = [...call.masked].filter((key) => (call.siteByKey.get(key)?.messageIndex ?? -1) >= call.coveredCount);
-    const maskReasons: Record<string, string> = {};
-    for (const key of masked) {
-      const reason = call.maskReasons.get(key);
-      if (reason !== undefined) maskReasons[key] = reason;
-    }
-    const stale = Object.keys(maskReasons).length > 0;
-    // a stale mask depends on the later step that superseded the result: the record covers the history it saw
-    // never shallower than the record this one replaces (loaded, or saved earlier in this call): the lookup takes
-    // the deepest matching record, so a newer record must not hide behind an older, deeper one
-    const through = masked.reduce(
-      (deepest, key) => Math.max(deepest, (call.siteByKey.get(key)?.messageIndex ?? 0) + 1),
-      Math.max(call.coveredCount, stale ? call.staleThrough : 0, call.minThrough),
-    );
-    call.minThrough = through;
-    const record: StateRecord = {
-      version: STATE_FORMAT_VERSION,
-      through,
-      prefixHash: (call.prefixHashes[through] as number).toString(36),
-      coveredCount: call.coveredCount,
-      ...(call.state ? { state: call.state } : {}),
-      droppedCount: call.droppedCount,
-      masked,
-      ...(stale ? { maskReasons } : {}),
-    };
-    await this.records.save({ namespace: call.namespace, anchor: call.anchor, record });
-  }
-
-  /**
-   * Step signals of a history. Complete steps are remembered per conversation (keyed by the prefix they cover), so a
-   * call that adds one step analyzes one step.
-   */
-  private analyze(conversation: string, messages: readonly Message[], prefixHashes: readonly number[]): StepSignals[] {
-    const cached = this.analyses.get(conversation);
-    const reuse = cached && cached.through <= messages.length && prefixHashes[cached.through] === cached.hash;
-    const start = reuse ? cached.through : 0;
-    const fresh = analyzeSteps(messages.slice(start)).map((step) => ({
-      ...step,
-      messageIndex: step.messageIndex + start,
-      resultIndexes: step.resultIndexes.map((index) => index + start),
-    }));
-    const steps = [...(reuse ? cached.steps : []), ...fresh];
-    // the last step may still grow (more results): remember the steps before it
-    const last = steps.at(-1);
-    if (last) {
-      this.analyses.delete(conversation);
-      this.analyses.set(conversation, {
-        through: last.messageIndex,
-        hash: prefixHashes[last.messageIndex] as number,
-        steps: steps.slice(0, -1),
-      });
-      if (this.analyses.size > 1_000) this.analyses.delete(this.analyses.keys().next().value as string);
-    }
-    return steps;
+    await this.records.save({ namespace: call.namespace, anchor: call.anchor, record: recordFor(call) });
   }
 
   /** Tokens of the prompt as it stands in this call. */

@@ -1,3 +1,4 @@
+import type { FoldCall } from './compress-call.js';
 import type { CompressionDecision, TriggerName } from './decisions.js';
 import type { ContextCompressionError } from './errors.js';
 
@@ -34,4 +35,38 @@ export interface CompressionErrorEvent {
   readonly error: ContextCompressionError;
   /** What the engine did instead. */
   readonly fallback: 'sent-uncompressed' | 'dropped-oldest-turns' | 'over-hard-limit';
+}
+
+/** The event of a call that took decisions, in the provider's tokens; undefined when it took none. */
+export function compressEvent(
+  call: FoldCall,
+  {
+    tokensBefore,
+    estimatedTokens,
+    redacted,
+    reusedState,
+    cacheablePrefixTokens,
+  }: {
+    tokensBefore: number;
+    estimatedTokens: number;
+    redacted: { count: number; tokensFreed: number };
+    reusedState: boolean;
+    cacheablePrefixTokens: number;
+  },
+): CompressEvent | undefined {
+  if (call.decisions.length === 0) return undefined;
+  return {
+    trigger: call.decisions[0]?.trigger ?? 'budget',
+    decisions: call.decisions,
+    tokensBefore: Math.round(tokensBefore * call.limits.ratio),
+    tokensAfter: Math.round(estimatedTokens * call.limits.ratio),
+    messagesFolded: call.messagesFolded,
+    messagesDropped: call.messagesDropped,
+    observationsMasked: call.newlyMasked,
+    observationsRedacted: redacted,
+    toolResultsTruncated: call.view.truncatedIds.length,
+    summarizerMs: call.summarizerMs,
+    reusedState,
+    cacheablePrefixTokens,
+  };
 }
