@@ -45,6 +45,9 @@ export interface Boundary {
   readonly details: string;
 }
 
+/** A module or test target as a reader would name it. */
+const named = (name: string) => (name === '.' ? 'the repository root' : name === '*' ? 'the test suite' : name);
+
 const MUTATING_API =
   /^(?:update|book|cancel|create|send|delete|modify|transfer|add|remove|submit|set|exchange|return)_/i;
 
@@ -86,7 +89,7 @@ export function findBoundaries(
           index,
           'boundary:module',
           0.7,
-          `work moved from ${[...before].join(', ')} to ${moduleOf(working[0] as string)} at step ${index + 1}`,
+          `work moved from ${[...before].map(named).join(', ')} to ${named(moduleOf(working[0] as string))} at step ${index + 1}`,
         );
       } else if (settings.file) {
         at(
@@ -104,12 +107,12 @@ export function findBoundaries(
           index + 1,
           'subtask',
           0.9,
-          `edit -> test -> pass: ${step.test.target} passed at step ${index + 1} after edits of ${editedSinceBoundary.join(', ')}`,
+          `edit -> test -> pass: ${named(step.test.target)} passed at step ${index + 1} after edits of ${editedSinceBoundary.join(', ')}`,
         );
         editedSinceBoundary = [];
       }
       if (settings.test && failedTargets.has(step.test.target)) {
-        at(index + 1, 'boundary:test', 0.85, `${step.test.target} passed at step ${index + 1} after failing`);
+        at(index + 1, 'boundary:test', 0.85, `${named(step.test.target)} passed at step ${index + 1} after failing`);
         failedTargets.delete(step.test.target);
       }
     } else if (step.test && step.test.outcome !== 'unknown') failedTargets.add(step.test.target);
