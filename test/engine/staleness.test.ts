@@ -14,37 +14,12 @@ import { findPairingProblems } from '../../src/tool-pairs.js';
 import type { Message } from '../../src/transcript.js';
 import { analyzeSteps } from '../../src/transcript-signals.js';
 import { deepFreeze, SYSTEM } from './fixtures.js';
+import { bash, call, edit, note, read, result } from './steps.js';
 
 const meter = new MessageMeter(approximateCounter());
 
 const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text', text }] });
 /** An assistant step with one tool call, optionally preceded by text. */
-const call = (id: string, name: string, args: unknown, text = ''): Message => ({
-  role: 'assistant',
-  parts: [...(text ? [{ type: 'text' as const, text }] : []), { type: 'tool-call', id, name, args }],
-});
-const result = (id: string, name: string, output: string): Message => ({
-  role: 'tool',
-  parts: [{ type: 'tool-result', callId: id, name, output }],
-});
-/** A step and its answer: [assistant call, tool result]. */
-const read = (id: string, path: string, output = `contents of ${path}`): Message[] => [
-  call(id, 'read_file', { path }),
-  result(id, 'read_file', output),
-];
-const edit = (id: string, path: string): Message[] => [
-  call(id, 'edit_file', { path, old_str: 'return a', new_str: 'return b' }),
-  result(id, 'edit_file', `edited ${path}`),
-];
-const bash = (id: string, command: string, output: string): Message[] => [
-  call(id, 'bash', { command }),
-  result(id, 'bash', output),
-];
-/** A step that touches no file and says nothing in particular. */
-const note = (id: string, output = 'ok'): Message[] => [
-  call(id, 'noop', { note: 'nothing to see' }),
-  result(id, 'noop', output),
-];
 
 /** Results a later step superseded, keyed by tool call id. */
 function superseded(messages: readonly Message[], from = 0) {
