@@ -30,6 +30,23 @@ export const MASKING_PAYOFF_MARGIN = 2;
 /** After a summarizer failure, a conversation waits this many new messages before the summarizer is tried again. */
 export const SUMMARIZER_RETRY_AFTER_MESSAGES = 4;
 
+/**
+ * The cache arithmetic of a compression below the budget threshold: freeing `freed` tokens saves a cache read of them
+ * on each expected coming call (as many as were made so far, 4 to 50), and costs one cache write instead of a read
+ * for the `rewritten` tokens after the change. It pays when the savings are MASKING_PAYOFF_MARGIN times the cost.
+ */
+export function cacheEconomics(engine: StepContext, call: FoldCall) {
+  const { read, write } = { ...DEFAULT_CACHE_PRICING, ...engine.options.cachePricing };
+  const calls = call.steps.length || call.messages.filter((message) => message.role === 'assistant').length;
+  const expectedCalls = Math.min(50, Math.max(4, calls));
+  const weigh = (freed: number, rewritten: number) => {
+    const savings = read * freed * expectedCalls;
+    const breakCost = (write - read) * Math.max(0, rewritten);
+    return { savings, breakCost, pays: savings >= MASKING_PAYOFF_MARGIN * breakCost };
+  };
+  return { read, write, expectedCalls, weigh };
+}
+
 /** What the compression steps need from the engine that runs them. */
 export interface StepContext {
   readonly options: CompressionOptions;
@@ -55,21 +72,16 @@ export interface StepContext {
 export async function maskOld(engine: StepContext, call: FoldCall, pressure: boolean, force: boolean): Promise<void> {
   const masking = engine.masking as Required<MaskingOptions>;
   const hidden = new Set([...call.masked, ...call.redactions.keys()]);
-  const { read, write } = { ...DEFAULT_CACHE_PRICING, ...engine.options.cachePricing };
-  const calls = call.steps.length || call.messages.filter((message) => message.role === 'assistant').length;
-  const expectedCalls = Math.min(50, Math.max(4, calls));
+  const { read, write, expectedCalls, weigh } = cacheEconomics(engine, call);
   const economics = (step: MaskingStep) => {
     let after = 0;
     for (let index = step.firstMessageIndex; index < call.view.tokens.length; index++) {
       after += call.view.tokens[index] as number;
     }
     const rewritten = Math.max(0, after - step.freed);
-    return { rewritten, savings: read * step.freed * expectedCalls, breakCost: (write - read) * rewritten };
+    return { rewritten, ...weigh(step.freed, rewritten) };
   };
-  const pays = (step: MaskingStep) => {
-    const { savings, breakCost } = economics(step);
-    return step.freed >= masking.clearAtLeast && savings >= MASKING_PAYOFF_MARGIN * breakCost;
-  };
+  const pays = (step: MaskingStep) => step.freed >= masking.clearAtLeast && economics(step).pays;
   // staleness adds results a step may mask even among the newest (a read superseded by an edit), with a reason
   const stale = new Map<string, string>();
   const addStale = (observations: readonly StaleObservation[]) => {
@@ -170,11 +182,10 @@ export async function foldOldest(
  */
 export async function foldFinishedSegment(engine: StepContext, call: FoldCall): Promise<void> {
   const options = engine.semantic as SemanticTriggerOptions;
-  const { read, write } = { ...DEFAULT_CACHE_PRICING, ...engine.options.cachePricing };
+  const { weigh } = cacheEconomics(engine, call);
   const { layout, limits } = call;
   const from = call.coveredCount;
   const now = engine.total(call);
-  const expectedCalls = Math.min(50, Math.max(4, call.steps.length));
   // nothing to fold unless a finished segment beyond the fold point holds at least minTokens
   const minTokens = options.minTokens ?? DEFAULT_SEMANTIC_TRIGGER_OPTIONS.minTokens;
   const lastStart = call.steps.at(-1)?.messageIndex ?? 0;
@@ -187,11 +198,8 @@ export async function foldFinishedSegment(engine: StepContext, call: FoldCall): 
     const growth = Math.min(limits.budget * 0.1, folded * 0.15);
     const after = layout.total(boundary.messageIndex, engine.stateTokens(call.state) + growth);
     const freed = now - after;
-    const rewritten = after - layout.fixedTokens;
-    const savings = read * freed * expectedCalls;
-    const breakCost = (write - read) * rewritten;
-    if (freed < (options.minTokens ?? DEFAULT_SEMANTIC_TRIGGER_OPTIONS.minTokens)) continue;
-    if (savings < MASKING_PAYOFF_MARGIN * breakCost) continue;
+    const { savings, breakCost, pays } = weigh(freed, after - layout.fixedTokens);
+    if (freed < minTokens || !pays) continue;
     await foldTo(engine, call, boundary.messageIndex, {
       trigger: boundary.trigger,
       scope: { kind: 'messages', from, to: boundary.messageIndex },
