@@ -16,6 +16,11 @@ export interface CompressInput {
   readonly modelId: string;
   /** Key of the per-model calibration, e.g. `provider:modelId`. @default modelId */
   readonly modelKey?: string;
+  /**
+   * The model's context window when the adapter knows it (e.g. from a LangChain model profile). The engine's
+   * `contextWindow` option wins over it; the table of known models is the last resort.
+   */
+  readonly contextWindow?: number;
   /** Added to the engine's namespace for this call, e.g. a user or tenant id. */
   readonly namespace?: string;
   /** Fold all complete turns now, whatever the budget says. */

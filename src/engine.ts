@@ -90,9 +90,12 @@ export class CompressionEngine implements StepContext {
       : undefined;
   }
 
-  /** The budget in tokens for a model: context window minus reserved output. Throws when the window is unknown. */
-  budgetFor(modelId: string): number {
-    const contextWindow = this.options.contextWindow ?? lookupContextWindow(modelId);
+  /**
+   * The budget in tokens for a model: context window minus reserved output. `known` is the window an adapter read
+   * from the model itself; the `contextWindow` option wins over it. Throws when the window is unknown.
+   */
+  budgetFor(modelId: string, known?: number): number {
+    const contextWindow = this.options.contextWindow ?? known ?? lookupContextWindow(modelId);
     if (contextWindow === undefined) throw new UnknownContextWindowError({ modelId });
     const reserve = this.options.reserveOutputTokens ?? Math.min(DEFAULT_RESERVE_OUTPUT_TOKENS, contextWindow / 4);
     checkReserve(contextWindow, reserve);
@@ -108,11 +111,12 @@ export class CompressionEngine implements StepContext {
     transcript,
     modelId,
     modelKey = modelId,
+    contextWindow,
     namespace: callNamespace,
     force = false,
   }: CompressInput): Promise<CompressOutput> {
     const limits = budgetLimits(
-      this.budgetFor(modelId),
+      this.budgetFor(modelId, contextWindow),
       Math.round(this.calibration.ratio(modelKey) * 100) / 100,
       this.options,
     );

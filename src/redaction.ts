@@ -121,6 +121,31 @@ export function validateRedaction(
   return { accepted, rejected, reason, message: parts.join(' ') };
 }
 
+/** Options every adapter's redaction tool takes. */
+export interface RedactionToolOptions {
+  /** What the tool tells the model. @default DEFAULT_REDACTION_TOOL_DESCRIPTION */
+  description?: string;
+  /** Tools whose results may not be redacted; give the compression the same list as `masking.excludeTools`. */
+  excludeTools?: string[];
+}
+
+/** What a redaction tool answers the model. */
+export interface RedactionToolOutput {
+  accepted: string[];
+  rejected: RejectedRedaction[];
+  message: string;
+}
+
+/** The redaction tool's answer to a directive, checked against the messages before it. */
+export function redactionAnswer(
+  messages: readonly Message[],
+  input: unknown,
+  rules: RedactionRules = {},
+): RedactionToolOutput {
+  const outcome = validateRedaction(messages, input, rules);
+  return { accepted: [...outcome.accepted], rejected: [...outcome.rejected], message: outcome.message };
+}
+
 function reject(ids: readonly string[], message: string): RedactionOutcome {
   return { accepted: [], rejected: ids.map((toolCallId) => ({ toolCallId, reason: message })), reason: '', message };
 }

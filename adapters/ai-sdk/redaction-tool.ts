@@ -3,25 +3,13 @@ import {
   DEFAULT_REDACTION_TOOL_DESCRIPTION,
   type RedactionInput,
   RedactionInputSchema,
-  type RejectedRedaction,
-  validateRedaction,
+  type RedactionToolOptions,
+  type RedactionToolOutput,
+  redactionAnswer,
 } from '../../src/redaction.js';
 import { modelMessagesToTranscript } from './model-messages.js';
 
-/** Options of the redaction tool. */
-export interface RedactionToolOptions {
-  /** What the tool tells the model. @default DEFAULT_REDACTION_TOOL_DESCRIPTION */
-  description?: string;
-  /** Tools whose results may not be redacted; give the middleware the same list as `masking.excludeTools`. */
-  excludeTools?: string[];
-}
-
-/** What the redaction tool answers the model. */
-export interface RedactionToolOutput {
-  accepted: string[];
-  rejected: RejectedRedaction[];
-  message: string;
-}
+export type { RedactionToolOptions, RedactionToolOutput };
 
 /**
  * An AI SDK tool the model calls, in parallel with its other tools, to flag earlier tool results it no longer needs.
@@ -38,8 +26,7 @@ export function redactionTool({
     description,
     inputSchema: RedactionInputSchema,
     execute: async (input, { messages }) => {
-      const outcome = validateRedaction(modelMessagesToTranscript(messages), input, { excludeTools });
-      return { accepted: [...outcome.accepted], rejected: [...outcome.rejected], message: outcome.message };
+      return redactionAnswer(modelMessagesToTranscript(messages), input, { excludeTools });
     },
   });
 }

@@ -1,0 +1,12 @@
+import { CALL_OPTIONS_KEY, type ContextCompressionCallOptions, parseCallOptions } from '../../src/call-options.js';
+
+export { CALL_OPTIONS_KEY, type ContextCompressionCallOptions };
+
+/**
+ * Reads this package's per-call options from a LangChain config: `{ configurable: { 'context-compression': {...} } }`.
+ * They travel with the config into nested runs, like any `configurable` value.
+ */
+export function readCallOptions(config: unknown): ContextCompressionCallOptions {
+  const configurable = (config as { configurable?: Record<string, unknown> } | undefined)?.configurable;
+  return parseCallOptions(configurable?.[CALL_OPTIONS_KEY], `configurable['${CALL_OPTIONS_KEY}']`);
+}

@@ -1,0 +1,49 @@
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { DEFAULT_SUMMARIZER_INSTRUCTIONS, DEFAULT_SUMMARIZER_PROMPT } from '../../src/prompts.js';
+import { renderPreviousState, renderTranscript } from '../../src/render-transcript.js';
+import { type SessionState, SessionStateSchema } from '../../src/session-state.js';
+import type { Summarizer } from '../../src/summarizer.js';
+import { CALL_OPTIONS_KEY } from './call-options.js';
+import { modelInfo } from './model-info.js';
+
+/** Options of a summarizer backed by a LangChain chat model. */
+export interface ChatModelSummarizerOptions {
+  /** System instructions for the summarizer. @default DEFAULT_SUMMARIZER_INSTRUCTIONS */
+  instructions?: string;
+  /** Prompt template with `{previous}` and `{messages}`. @default DEFAULT_SUMMARIZER_PROMPT */
+  prompt?: string;
+}
+
+/**
+ * A summarizer that asks any LangChain chat model for a SessionState through `withStructuredOutput` with the
+ * engine's zod schema. The engine gives it a timeout (`summarizerTimeoutMs`, passed on as the abort signal) and,
+ * when it fails or times out, keeps the call going without a new state. The call opts out of this package's
+ * compression, so a model wrapped with `withContextCompression` is never compressed twice.
+ */
+export function chatModelSummarizer(
+  model: BaseChatModel,
+  {
+    instructions = DEFAULT_SUMMARIZER_INSTRUCTIONS,
+    prompt = DEFAULT_SUMMARIZER_PROMPT,
+  }: ChatModelSummarizerOptions = {},
+): Summarizer {
+  if (typeof model?.withStructuredOutput !== 'function')
+    throw new TypeError(
+      'context-compression: chatModelSummarizer needs a LangChain chat model with withStructuredOutput',
+    );
+  const structured = model.withStructuredOutput(SessionStateSchema, { name: 'session_state' });
+  return {
+    name: `model:${modelInfo(model).modelId}`,
+    async summarize({ messages, previous, abortSignal }) {
+      const text = prompt
+        .replace('{previous}', () => renderPreviousState(previous))
+        .replace('{messages}', () => renderTranscript(messages));
+      const output = await structured.invoke([new SystemMessage(instructions), new HumanMessage(text)], {
+        signal: abortSignal,
+        configurable: { [CALL_OPTIONS_KEY]: { disable: true } },
+      });
+      return SessionStateSchema.parse(output) as SessionState;
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
+import { type BaseMessage, type BaseMessageLike, coerceMessageLikeToMessage } from '@langchain/core/messages';
+import { type Runnable, type RunnableConfig, RunnableLambda } from '@langchain/core/runnables';
+import { InvalidOptionError } from '../../src/errors.js';
+import { readCallOptions } from './call-options.js';
+import { compressBaseMessages } from './compress-base-messages.js';
+import { createEngine, type LangChainCompressionOptions } from './create-engine.js';
+
+/** Options of the chain step: the adapter's options and the model the messages go to. */
+export interface CompressMessagesOptions extends LangChainCompressionOptions {
+  /**
+   * Id of the model the messages are for (e.g. `gpt-4o`), for the context-window table and the calibration key.
+   * Give it or `contextWindow`.
+   */
+  model?: string;
+}
+
+function toMessages(input: BaseLanguageModelInput): BaseMessage[] {
+  if (typeof input === 'string') return [coerceMessageLikeToMessage(input)];
+  if (Array.isArray(input)) return input.map((item) => coerceMessageLikeToMessage(item as BaseMessageLike));
+  if (input && typeof (input as { toChatMessages?: unknown }).toChatMessages === 'function')
+    return input.toChatMessages();
+  throw new InvalidOptionError({
+    option: 'input',
+    message: 'compressMessages expects messages, a prompt value (from a ChatPromptTemplate) or a string',
+  });
+}
+
+/**
+ * A chain step that compresses messages on their way to a model:
+ * `prompt.pipe(compressMessages({ model: 'gpt-4o' })).pipe(model)`. Takes messages or a prompt value and returns
+ * the compressed messages: the caller's system message with the awareness block, the `<session_state>` pair when
+ * there is a state, and the kept messages. It cannot see the model's token usage, so it does not calibrate; wrap
+ * the model with `withContextCompression` instead where calibration matters. Per call:
+ * `{ configurable: { 'context-compression': { disable, force, namespace } } }`.
+ */
+export function compressMessages(
+  options: CompressMessagesOptions = {},
+): Runnable<BaseLanguageModelInput, BaseMessage[]> {
+  const { model, ...engineOptions } = options;
+  if (model !== undefined && (typeof model !== 'string' || model === ''))
+    throw new InvalidOptionError({ option: 'model', message: 'expected a model id such as "gpt-4o"' });
+  if (model === undefined && options.contextWindow === undefined)
+    throw new InvalidOptionError({
+      option: 'contextWindow',
+      message:
+        'compressMessages cannot see the model: give `contextWindow` (tokens) or `model` (an id such as "gpt-4o")',
+    });
+  const engine = createEngine(engineOptions);
+  const modelId = model ?? 'unknown';
+  engine.budgetFor(modelId);
+  const info = { modelId, modelKey: modelId, contextWindow: undefined };
+  return RunnableLambda.from(async (input: BaseLanguageModelInput, config?: RunnableConfig) => {
+    const messages = toMessages(input);
+    const callOptions = readCallOptions(config);
+    if (callOptions.disable) return messages;
+    const result = await compressBaseMessages(engine, { messages, model: info, callOptions, awareness: 'system' });
+    return result.messages;
+  }).withConfig({ runName: 'compressMessages' });
+}

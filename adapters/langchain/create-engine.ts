@@ -1,0 +1,31 @@
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { CompressionEngine } from '../../src/engine.js';
+import type { CompressionOptions } from '../../src/options.js';
+import type { SummarizeFunction, Summarizer } from '../../src/summarizer.js';
+import { chatModelSummarizer } from './chat-model-summarizer.js';
+
+/** Options of the LangChain adapter: the engine's options, with any LangChain chat model accepted as summarizer. */
+export interface LangChainCompressionOptions extends Omit<CompressionOptions, 'summarizer'> {
+  /**
+   * Folds evicted messages into the session state: a LangChain chat model (called with structured output), a
+   * summarizer object, or a plain async function. @default the offline extractive summarizer
+   */
+  summarizer?: BaseChatModel | Summarizer | SummarizeFunction;
+}
+
+function isChatModel(value: unknown): value is BaseChatModel {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as BaseChatModel).invoke === 'function' &&
+    typeof (value as BaseChatModel).withStructuredOutput === 'function'
+  );
+}
+
+/** Builds the engine for a set of LangChain options, turning a chat model summarizer into a Summarizer. */
+export function createEngine({ summarizer, ...options }: LangChainCompressionOptions): CompressionEngine {
+  return new CompressionEngine({
+    ...options,
+    summarizer: isChatModel(summarizer) ? chatModelSummarizer(summarizer) : summarizer,
+  });
+}

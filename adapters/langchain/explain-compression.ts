@@ -1,0 +1,23 @@
+import type { BaseMessage } from '@langchain/core/messages';
+import { type ExplainedDecision, type ExplainOptions, explain } from '../../src/explain.js';
+import type { LangChainCompressionOptions } from './create-engine.js';
+import { toTranscript } from './to-transcript.js';
+
+/** Options of `explainCompression`: the adapter's options and the model id. */
+export interface ExplainCompressionOptions
+  extends Omit<LangChainCompressionOptions, 'summarizer'>,
+    Pick<ExplainOptions, 'mode'> {
+  /** The model id, for the context-window table when `contextWindow` is not given. */
+  modelId?: string;
+}
+
+/**
+ * The decision log for LangChain messages: which triggers fired, on what, how sure, and why, call by call, without
+ * calling any model. Leading system messages count as the system prompt.
+ */
+export function explainCompression(
+  messages: readonly BaseMessage[],
+  options: ExplainCompressionOptions = {},
+): Promise<ExplainedDecision[]> {
+  return explain(toTranscript(messages), options);
+}

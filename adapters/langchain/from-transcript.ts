@@ -1,0 +1,83 @@
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import { type Message, messageText, type ToolResultPart } from '../../src/transcript.js';
+
+/**
+ * Where the awareness block goes. `system`: appended to the last leading system message (one system message, as
+ * Gemini and others require), the same bytes on every call. `state`: at the head of the `<session_state>` message,
+ * so the caller's system message is sent byte-identical (the `createAgent` middleware's contract); before the first
+ * compression there is no state and no block.
+ */
+export type AwarenessPlacement = 'system' | 'state';
+
+function appendToSystem(message: BaseMessage | undefined, text: string): SystemMessage {
+  if (!message) return new SystemMessage(text);
+  const { content } = message;
+  const merged =
+    typeof content === 'string'
+      ? content === ''
+        ? text
+        : `${content}\n\n${text}`
+      : [...content, { type: 'text' as const, text }];
+  return new SystemMessage({
+    content: merged as SystemMessage['content'],
+    ...(message.id ? { id: message.id } : {}),
+    ...(message.name ? { name: message.name } : {}),
+    additional_kwargs: message.additional_kwargs,
+    response_metadata: message.response_metadata,
+  });
+}
+
+function rebuildToolMessage(part: ToolResultPart): ToolMessage {
+  const original = part.original as ToolMessage | undefined;
+  return new ToolMessage({
+    content: part.output,
+    tool_call_id: part.callId,
+    name: original?.name ?? part.name,
+    status: part.isError ? 'error' : (original?.status ?? 'success'),
+    ...(original?.id ? { id: original.id } : {}),
+    ...(original?.artifact !== undefined ? { artifact: original.artifact } : {}),
+    additional_kwargs: original?.additional_kwargs ?? {},
+    response_metadata: original?.response_metadata ?? {},
+  });
+}
+
+/** The ToolMessages of a (grouped) tool message: the caller's own, or rebuilt where a result was edited. */
+function fromToolMessage(message: Message): BaseMessage[] {
+  if (!message.edited && Array.isArray(message.original)) return message.original as BaseMessage[];
+  return message.parts.map((part) => {
+    if (part.type !== 'tool-result') throw new Error('context-compression: a tool message holds a non-result part');
+    return part.edited || !part.original ? rebuildToolMessage(part) : (part.original as BaseMessage);
+  });
+}
+
+function fromMessage(message: Message, prefix?: string): BaseMessage[] {
+  if (message.role === 'tool') return fromToolMessage(message);
+  if (!message.edited && message.original && !prefix) return [message.original as BaseMessage];
+  const text = messageText(message);
+  if (message.role === 'assistant') return [new AIMessage(text)];
+  if (message.role === 'system') return [new SystemMessage(text)];
+  return [new HumanMessage(prefix ? `${prefix}\n\n${text}` : text)];
+}
+
+/**
+ * Converts the engine's output back into LangChain messages. Untouched messages are the caller's own objects (ids,
+ * `additional_kwargs`, `response_metadata` and all); the `<session_state>` pair becomes a HumanMessage and an
+ * AIMessage; an edited tool result becomes a new ToolMessage with the same id, call id, name, status and artifact.
+ */
+export function fromTranscript(
+  system: readonly Message[],
+  messages: readonly Message[],
+  awareness: AwarenessPlacement = 'system',
+): BaseMessage[] {
+  const own = system.filter((message) => message.synthetic !== 'awareness');
+  const block = system.find((message) => message.synthetic === 'awareness');
+  const out = own.flatMap((message) => fromMessage(message));
+  if (block && awareness === 'system') {
+    const last = out.pop();
+    out.push(appendToSystem(last, messageText(block)));
+  }
+  const prefix = block && awareness === 'state' ? messageText(block) : undefined;
+  for (const message of messages)
+    out.push(...fromMessage(message, message.synthetic === 'session-state' ? prefix : undefined));
+  return out;
+}

@@ -1,0 +1,48 @@
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import type { BaseMessage } from '@langchain/core/messages';
+
+/** What the engine needs to know of a LangChain chat model. */
+export interface ModelInfo {
+  /** The model's name for the context-window table, e.g. `gpt-4o`. */
+  readonly modelId: string;
+  /** Key of the per-model calibration: `llmType:modelId`. */
+  readonly modelKey: string;
+  /** The window from the model's profile (`maxInputTokens`), when it has one. */
+  readonly contextWindow: number | undefined;
+}
+
+const NAME_FIELDS = ['model', 'modelName', 'model_name', 'modelId'] as const;
+
+/** Reads a chat model's name, type and profile window without calling it. */
+export function modelInfo(model: BaseChatModel): ModelInfo {
+  const fields = model as unknown as Record<string, unknown>;
+  let type = 'chat';
+  try {
+    type = model._llmType();
+  } catch {}
+  const named = NAME_FIELDS.map((field) => fields[field]).find((value) => typeof value === 'string' && value !== '');
+  const modelId = typeof named === 'string' ? named : type;
+  let contextWindow: number | undefined;
+  try {
+    const window = model.profile?.maxInputTokens;
+    if (typeof window === 'number' && Number.isInteger(window) && window > 0) contextWindow = window;
+  } catch {}
+  return { modelId, modelKey: `${type}:${modelId}`, contextWindow };
+}
+
+/**
+ * Input tokens a provider reported for a call, from `usage_metadata`. LangChain counts cache reads and cache
+ * writes inside `input_tokens`; where a provider reports them beside it instead, they are added.
+ */
+export function reportedInputTokens(message: BaseMessage | undefined): number | undefined {
+  const usage = (message as { usage_metadata?: UsageLike } | undefined)?.usage_metadata;
+  if (!usage || typeof usage.input_tokens !== 'number') return undefined;
+  const details = usage.input_token_details ?? {};
+  const cached = (details.cache_read ?? 0) + (details.cache_creation ?? 0);
+  return cached > usage.input_tokens ? usage.input_tokens + cached : usage.input_tokens;
+}
+
+interface UsageLike {
+  input_tokens?: number;
+  input_token_details?: { cache_read?: number; cache_creation?: number };
+}
