@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: speed and cost figures of the middleware, with mock models (no network).
- * 1. Overhead per call in steady state (nothing to compress) on a 1,000-message, ~200k-token history.
+ * 1. Overhead per call in steady state (nothing to compress) on a 1,000-message, ~200k-token history, through the
+ *    AI SDK middleware and the LangChain createAgent middleware.
  * 2. Overhead of a call that compresses, with the offline summarizer.
  * 3. Input tokens and cache-priced cost over the fixture trajectories at a 200k and a 16k window, for no compression,
  *    the published sliding-window masking, and this library's folding only, batched masking only, and both.
@@ -15,6 +16,7 @@ import { fixturesDir, readSessions } from '../examples/lib/session-file.js';
 import { MessageMeter } from '../src/message-meter.js';
 import { tiktokenCounter } from '../src/token-counter.js';
 import { slidingWindowMasking } from './baselines/sliding-window-masking.js';
+import { langChainOverhead } from './langchain-overhead.js';
 import { neededLater } from './needed-later.js';
 
 const model = new MockLanguageModelV4({ modelId: 'bench-model' });
@@ -122,6 +124,7 @@ async function steadyState() {
       `   ${name}: median ${percentile(steady, 0.5).toFixed(2)} ms, p95 ${percentile(steady, 0.95).toFixed(2)} ms over ${steady.length} calls with nothing to compress (target: median <= 2 ms); first call ${percentile(firsts, 0.5).toFixed(0)} ms (tokenizes everything); ${compressing} calls took a masking step`,
     );
   }
+  await langChainOverhead(full, percentile);
 }
 
 async function compressingCall() {
