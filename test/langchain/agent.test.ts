@@ -1,6 +1,7 @@
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { tool } from '@langchain/core/tools';
+import { MemorySaver } from '@langchain/langgraph';
 import { createAgent } from 'langchain';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -123,6 +124,41 @@ describe('contextCompressionMiddleware in a createAgent tool loop', () => {
     expect(after).not.toContain('const value1 =');
     // the agent's own state still holds the full result
     expect(resultOf(result.messages, 'call-0')).toContain('const value1 =');
+  });
+
+  it('a second run on a checkpointed thread finds the stored state instead of summarizing again', async () => {
+    let summaries = 0;
+    const model = scriptedModel(20).respond(new AIMessage('And the follow-up is answered.'));
+    const agent = createAgent({
+      model,
+      tools: [readFile],
+      systemPrompt: SYSTEM_PROMPT,
+      checkpointer: new MemorySaver(),
+      middleware: [
+        contextCompressionMiddleware({
+          contextWindow: 6_000,
+          reserveOutputTokens: 500,
+          summarizer: async ({ messages, previous }) => {
+            summaries++;
+            return {
+              logos: [...(previous?.logos ?? []), `read ${messages.length} messages`],
+              pathos: [],
+              abstract: [],
+              conversationSummary: 'Reading files.',
+            };
+          },
+        }),
+      ],
+    });
+    const thread = { configurable: { thread_id: 'thread-1' }, recursionLimit: 100 };
+    await agent.invoke({ messages: [new HumanMessage('Fix the bug.')] }, thread);
+    const afterFirst = summaries;
+    const second = await agent.invoke({ messages: [new HumanMessage('Now explain the fix.')] }, thread);
+    expect(afterFirst).toBeGreaterThan(0);
+    // the checkpointed history is whole, and the follow-up's prompt reuses the stored state: no new fold was needed
+    expect(second.messages).toHaveLength(42 + 2);
+    expect(summaries).toBe(afterFirst);
+    expect(hasState(model.calls.at(-1)?.messages ?? [])).toBe(true);
   });
 
   it('per-run options reach the middleware: disable sends the full history', async () => {

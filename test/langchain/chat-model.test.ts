@@ -115,6 +115,23 @@ describe('withContextCompression (LangChain chat model)', () => {
     expect(hasState(plain.calls[0] ?? [])).toBe(true);
   });
 
+  it('streamEvents compresses, with the event protocol and with v2 callbacks events', async () => {
+    const inner = new StreamingRecordingChatModel();
+    const model = withContextCompression(inner, { contextWindow: 4_000 });
+    const history = chat(30);
+    let events = 0;
+    for await (const _event of model.streamEvents(history)) events++;
+    let callbackEvents = 0;
+    for await (const _event of model.streamEvents(history, { version: 'v2' })) callbackEvents++;
+    expect(events).toBeGreaterThan(0);
+    expect(callbackEvents).toBeGreaterThan(0);
+    expect(inner.calls).toHaveLength(2);
+    for (const sent of inner.calls) {
+      expect(sent.length).toBeLessThan(history.length);
+      expect(hasState(sent)).toBe(true);
+    }
+  });
+
   it('batch compresses each conversation', async () => {
     const inner = new RecordingChatModel();
     const model = withContextCompression(inner, { contextWindow: 4_000 });
