@@ -13,6 +13,17 @@ export interface ModelInfo {
 
 const NAME_FIELDS = ['model', 'modelName', 'model_name', 'modelId'] as const;
 
+/**
+ * The model of langchain's initChatModel (a ConfigurableModel), kept in its default config as `model` or
+ * `provider:model`; the provider prefix (lowercase letters, no model provider given) is left out.
+ */
+function configuredModel(fields: Record<string, unknown>): string | undefined {
+  const config = fields._defaultConfig as { model?: unknown; modelProvider?: unknown } | undefined;
+  if (typeof config?.model !== 'string' || config.model === '') return undefined;
+  const prefixed = config.modelProvider === undefined && /^[a-z][a-z-]*:/.test(config.model);
+  return prefixed ? config.model.slice(config.model.indexOf(':') + 1) : config.model;
+}
+
 /** Reads a chat model's name, type and profile window without calling it. */
 export function modelInfo(model: BaseChatModel): ModelInfo {
   const fields = model as unknown as Record<string, unknown>;
@@ -21,7 +32,7 @@ export function modelInfo(model: BaseChatModel): ModelInfo {
     type = model._llmType();
   } catch {}
   const named = NAME_FIELDS.map((field) => fields[field]).find((value) => typeof value === 'string' && value !== '');
-  const modelId = typeof named === 'string' ? named : type;
+  const modelId = typeof named === 'string' ? named : (configuredModel(fields) ?? type);
   let contextWindow: number | undefined;
   try {
     const window = model.profile?.maxInputTokens;

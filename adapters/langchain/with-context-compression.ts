@@ -51,13 +51,38 @@ function toMessages(input: BaseLanguageModelInput): BaseMessage[] {
   return input.toChatMessages();
 }
 
-/** Keeps compression on whatever `bindTools` (or another binder) returns: a binding of a copy, or a new model. */
+/** The model info of a model a binder made, or its parent's when the new one's window cannot be known. */
+function infoFor(model: BaseChatModel, engine: CompressionEngine, parent: ModelInfo): ModelInfo {
+  const info = modelInfo(model);
+  try {
+    engine.budgetFor(info.modelId, info.contextWindow);
+    return info;
+  } catch {
+    return parent;
+  }
+}
+
+/** Compressing copies by engine and model, so a model handed out again (a per-call instance) is wrapped once. */
+const copies = new WeakMap<CompressionEngine, WeakMap<object, unknown>>();
+
+/**
+ * Keeps compression on whatever a binder returns (`bindTools`, `withConfig`, `withStructuredOutput`, the per-call
+ * model of langchain's `initChatModel`): a binding of a copy, or a new model.
+ */
 function keepCompressing(result: unknown, engine: CompressionEngine, info: ModelInfo): unknown {
   if (compressing.has(result as object)) return result;
-  if (isChatModel(result)) return compressingModel(result, engine, info);
+  if (isChatModel(result)) {
+    let byModel = copies.get(engine);
+    if (!byModel) copies.set(engine, (byModel = new WeakMap()));
+    const known = byModel.get(result);
+    if (known) return known;
+    const wrapped = compressingModel(result, engine, infoFor(result, engine, info));
+    byModel.set(result, wrapped);
+    return wrapped;
+  }
   if (RunnableBinding.isRunnableBinding(result) && isChatModel(result.bound) && !compressing.has(result.bound)) {
     return new RunnableBinding({
-      bound: compressingModel(result.bound, engine, info),
+      bound: keepCompressing(result.bound, engine, info) as BaseChatModel,
       kwargs: result.kwargs,
       config: result.config,
       configFactories: result.configFactories,
@@ -122,10 +147,18 @@ function compressingModel<T extends BaseChatModel>(model: T, engine: Compression
     withConfig(this: T, ...args: unknown[]) {
       return keepCompressing(base.withConfig.apply(this, args), engine, info);
     },
+    withStructuredOutput(this: T, ...args: unknown[]) {
+      return keepCompressing(base.withStructuredOutput.apply(this, args), engine, info);
+    },
+    // langchain's initChatModel (ConfigurableModel) hands every call to a model it makes per call: wrap that one
+    async _getModelInstance(this: T, ...args: unknown[]) {
+      return keepCompressing(await base._getModelInstance.apply(this, args), engine, info);
+    },
   };
   for (const [name, value] of Object.entries(methods))
     Object.defineProperty(wrapped, name, { value, writable: true, configurable: true });
-  if (typeof base.bindTools !== 'function') delete (wrapped as Loose).bindTools;
+  for (const name of ['bindTools', '_getModelInstance'])
+    if (typeof base[name] !== 'function') delete (wrapped as Loose)[name];
   compressing.add(wrapped);
   return wrapped;
 }

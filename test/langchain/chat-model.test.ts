@@ -1,7 +1,8 @@
 import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
-import { describe, expect, it } from 'vitest';
+import { ConfigurableModel } from 'langchain/chat_models/universal';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
   InvalidOptionError,
@@ -164,6 +165,27 @@ describe('withContextCompression (LangChain chat model)', () => {
     const structured = model.withStructuredOutput(z.object({ total: z.number() }), { name: 'answer' });
     expect(await structured.invoke(chat(30))).toEqual({ total: 42 });
     expect(hasState(inner.calls[0] ?? [])).toBe(true);
+  });
+
+  it('compresses an initChatModel model, which hands every call to a model it makes per call', async () => {
+    const inner = new RecordingChatModel({ model: 'gpt-4o' });
+    // no provider package here: every ConfigurableModel (bindTools makes new ones) gets the recording model
+    const made = vi.spyOn(ConfigurableModel.prototype, '_getModelInstance').mockResolvedValue(inner);
+    const configurable = new ConfigurableModel({ defaultConfig: { model: 'openai:gpt-4o' }, configurableFields: [] });
+    const model = withContextCompression(configurable, { contextWindow: 4_000 });
+    await model.invoke(chat(30));
+    const tool = { name: 'lookup', description: 'Looks up an invoice', schema: z.object({ id: z.string() }) };
+    await model.bindTools([tool]).invoke(chat(30));
+    let streamed = 0;
+    for await (const _chunk of await model.stream(chat(30))) streamed++;
+    expect(streamed).toBeGreaterThan(0);
+    expect(inner.calls).toHaveLength(3);
+    for (const sent of inner.calls) expect(hasState(sent)).toBe(true);
+    // the window comes from the configured model id when none is given
+    expect(() =>
+      withContextCompression(new ConfigurableModel({ defaultConfig: { model: 'openai:gpt-4o' } })),
+    ).not.toThrow();
+    made.mockRestore();
   });
 
   it('per-call options: disable sends the messages untouched, force folds now', async () => {
