@@ -72,8 +72,8 @@ const copies = new WeakMap<CompressionEngine, WeakMap<object, unknown>>();
 function keepCompressing(result: unknown, engine: CompressionEngine, info: ModelInfo): unknown {
   if (compressing.has(result as object)) return result;
   if (isChatModel(result)) {
-    let byModel = copies.get(engine);
-    if (!byModel) copies.set(engine, (byModel = new WeakMap()));
+    const byModel = copies.get(engine) ?? new WeakMap<object, unknown>();
+    copies.set(engine, byModel);
     const known = byModel.get(result);
     if (known) return known;
     const wrapped = compressingModel(result, engine, infoFor(result, engine, info));
