@@ -25,7 +25,14 @@ if (!dir) {
   process.exit(0);
 }
 const { trajectories, conversations } = loadFixtures(dir);
-const systems: System[] = [...ownSystems(), ...langChainPeers(), ...aiSdkPeers()];
+/** `--only <part of a name>` (repeatable) runs just those systems and prints the tables without writing files. */
+const only = process.argv.flatMap((arg, index) => (process.argv[index - 1] === '--only' ? [arg.toLowerCase()] : []));
+const systems: System[] = [...ownSystems(), ...langChainPeers(), ...aiSdkPeers()].filter(
+  (system) =>
+    only.length === 0 ||
+    system.name === 'no compression' ||
+    only.some((part) => system.name.toLowerCase().includes(part)),
+);
 const counter = tiktokenCounter();
 
 /** Tokens of a session's whole history (the no-compression prompt at its last call, question included). */
@@ -121,33 +128,35 @@ for (const plan of plans) {
 bar.stop();
 
 const date = new Date().toISOString().slice(0, 10);
-writeFileSync(
-  resolve(benchDir, 'RESULTS.md'),
-  resultsMarkdown(dataSets, { date, node: process.version, longest: longest?.session.id ?? '' }),
-);
-const baselineOf = (set: DataSet) => set.figures.find((figures) => figures.system === 'no compression');
-const raw = {
-  command: 'npm run bench:compare',
-  date,
-  node: process.version,
-  dataSets: dataSets.map((set) => ({
-    name: set.name,
-    window: set.window,
-    systems: set.figures.map((figures) => ({
-      system: figures.system,
-      config: figures.config,
-      totals: totals(figures, baselineOf(set)),
-      failures: figures.failures,
-      sessions: Object.fromEntries(
-        Object.entries(figures.sessions).map(([id, { overheadMs, tokensPerCall: _tokens, ...session }]) => [
-          id,
-          { ...session, overheadMedianMs: percentile(overheadMs, 0.5), overheadP95Ms: percentile(overheadMs, 0.95) },
-        ]),
-      ),
+if (only.length === 0) {
+  writeFileSync(
+    resolve(benchDir, 'RESULTS.md'),
+    resultsMarkdown(dataSets, { date, node: process.version, longest: longest?.session.id ?? '' }),
+  );
+  const baselineOf = (set: DataSet) => set.figures.find((figures) => figures.system === 'no compression');
+  const raw = {
+    command: 'npm run bench:compare',
+    date,
+    node: process.version,
+    dataSets: dataSets.map((set) => ({
+      name: set.name,
+      window: set.window,
+      systems: set.figures.map((figures) => ({
+        system: figures.system,
+        config: figures.config,
+        totals: totals(figures, baselineOf(set)),
+        failures: figures.failures,
+        sessions: Object.fromEntries(
+          Object.entries(figures.sessions).map(([id, { overheadMs, tokensPerCall: _tokens, ...session }]) => [
+            id,
+            { ...session, overheadMedianMs: percentile(overheadMs, 0.5), overheadP95Ms: percentile(overheadMs, 0.95) },
+          ]),
+        ),
+      })),
     })),
-  })),
-};
-writeFileSync(resolve(benchDir, 'results.json'), `${JSON.stringify(raw, null, 1)}\n`);
-writeFileSync(resolve(benchDir, 'chart.svg'), await promptChart(chartSeries, longest?.session.id ?? ''));
-console.log('\nWrote bench/RESULTS.md, bench/results.json and bench/chart.svg.');
+  };
+  writeFileSync(resolve(benchDir, 'results.json'), `${JSON.stringify(raw, null, 1)}\n`);
+  writeFileSync(resolve(benchDir, 'chart.svg'), await promptChart(chartSeries, longest?.session.id ?? ''));
+  console.log('\nWrote bench/RESULTS.md, bench/results.json and bench/chart.svg.');
+}
 console.log(resultsMarkdown(dataSets, { date, node: process.version, longest: longest?.session.id ?? '' }));
