@@ -166,6 +166,23 @@ function toMessage(message: BaseMessage, toolNames: ReadonlyMap<string, string>)
   return result;
 }
 
+/** Groups by their first ToolMessage, so a step's results are the same transcript message from call to call. */
+const groups = new WeakMap<BaseMessage, { members: readonly Message[]; group: Message }>();
+
+function toolGroup(members: readonly Message[]): Message {
+  const first = members[0]?.original as BaseMessage;
+  const known = groups.get(first);
+  if (known?.members.length === members.length && known.members.every((member, index) => member === members[index]))
+    return known.group;
+  const group: Message = {
+    role: 'tool',
+    parts: members.flatMap((member) => member.parts),
+    original: members.map((member) => member.original as BaseMessage),
+  };
+  groups.set(first, { members, group });
+  return group;
+}
+
 /**
  * Consecutive tool messages as one transcript message with a result part each (`original` is the array of
  * ToolMessages, each part's `original` its ToolMessage): the engine sees a step's results together, as it does
@@ -173,19 +190,17 @@ function toMessage(message: BaseMessage, toolNames: ReadonlyMap<string, string>)
  */
 function groupToolResults(messages: readonly Message[]): Message[] {
   const out: Message[] = [];
+  let run: Message[] = [];
   for (const message of messages) {
-    const previous = out.at(-1);
-    if (message.role === 'tool' && previous?.role === 'tool') {
-      const originals = previous.original as BaseMessage[];
-      out[out.length - 1] = {
-        role: 'tool',
-        parts: [...previous.parts, ...message.parts],
-        original: [...originals, message.original as BaseMessage],
-      };
-    } else if (message.role === 'tool') {
-      out.push({ role: 'tool', parts: message.parts, original: [message.original as BaseMessage] });
-    } else out.push(message);
+    if (message.role === 'tool') {
+      run.push(message);
+      continue;
+    }
+    if (run.length > 0) out.push(toolGroup(run));
+    run = [];
+    out.push(message);
   }
+  if (run.length > 0) out.push(toolGroup(run));
   return out;
 }
 
