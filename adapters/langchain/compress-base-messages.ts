@@ -1,9 +1,23 @@
-import type { BaseMessage } from '@langchain/core/messages';
+import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
+import { type BaseMessage, type BaseMessageLike, coerceMessageLikeToMessage } from '@langchain/core/messages';
 import type { CompressionEngine } from '../../src/engine.js';
+import { InvalidOptionError } from '../../src/errors.js';
 import type { ContextCompressionCallOptions } from './call-options.js';
 import { type AwarenessPlacement, fromTranscript } from './from-transcript.js';
 import type { ModelInfo } from './model-info.js';
 import { toTranscript } from './to-transcript.js';
+
+/** The messages of a model or chain input: messages, a prompt value (from a ChatPromptTemplate) or a string. */
+export function inputMessages(input: BaseLanguageModelInput): BaseMessage[] {
+  if (typeof input === 'string') return [coerceMessageLikeToMessage(input)];
+  if (Array.isArray(input)) return input.map((item) => coerceMessageLikeToMessage(item as BaseMessageLike));
+  if (input && typeof (input as { toChatMessages?: unknown }).toChatMessages === 'function')
+    return input.toChatMessages();
+  throw new InvalidOptionError({
+    option: 'input',
+    message: 'expected messages, a prompt value (from a ChatPromptTemplate) or a string',
+  });
+}
 
 /** One LangChain prompt to compress. */
 export interface CompressBaseMessagesInput {

@@ -1,9 +1,9 @@
 import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
-import { type BaseMessage, type BaseMessageLike, coerceMessageLikeToMessage } from '@langchain/core/messages';
+import type { BaseMessage } from '@langchain/core/messages';
 import { type Runnable, type RunnableConfig, RunnableLambda } from '@langchain/core/runnables';
 import { InvalidOptionError } from '../../src/errors.js';
 import { readCallOptions } from './call-options.js';
-import { compressBaseMessages } from './compress-base-messages.js';
+import { compressBaseMessages, inputMessages } from './compress-base-messages.js';
 import { createEngine, type LangChainCompressionOptions } from './create-engine.js';
 
 /** Options of the chain step: the adapter's options and the model the messages go to. */
@@ -13,17 +13,6 @@ export interface CompressMessagesOptions extends LangChainCompressionOptions {
    * Give it or `contextWindow`.
    */
   model?: string;
-}
-
-function toMessages(input: BaseLanguageModelInput): BaseMessage[] {
-  if (typeof input === 'string') return [coerceMessageLikeToMessage(input)];
-  if (Array.isArray(input)) return input.map((item) => coerceMessageLikeToMessage(item as BaseMessageLike));
-  if (input && typeof (input as { toChatMessages?: unknown }).toChatMessages === 'function')
-    return input.toChatMessages();
-  throw new InvalidOptionError({
-    option: 'input',
-    message: 'compressMessages expects messages, a prompt value (from a ChatPromptTemplate) or a string',
-  });
 }
 
 /**
@@ -51,7 +40,7 @@ export function compressMessages(
   engine.budgetFor(modelId);
   const info = { modelId, modelKey: modelId, contextWindow: undefined };
   return RunnableLambda.from(async (input: BaseLanguageModelInput, config?: RunnableConfig) => {
-    const messages = toMessages(input);
+    const messages = inputMessages(input);
     const callOptions = readCallOptions(config);
     if (callOptions.disable) return messages;
     const result = await compressBaseMessages(engine, { messages, model: info, callOptions, awareness: 'system' });

@@ -3,6 +3,7 @@ import { CompressionEngine } from '../../src/engine.js';
 import type { CompressionOptions } from '../../src/options.js';
 import type { SummarizeFunction, Summarizer } from '../../src/summarizer.js';
 import { chatModelSummarizer } from './chat-model-summarizer.js';
+import { isChatModel } from './model-info.js';
 
 /** Options of the LangChain adapter: the engine's options, with any LangChain chat model accepted as summarizer. */
 export interface LangChainCompressionOptions extends Omit<CompressionOptions, 'summarizer'> {
@@ -11,15 +12,6 @@ export interface LangChainCompressionOptions extends Omit<CompressionOptions, 's
    * summarizer object, or a plain async function. @default the offline extractive summarizer
    */
   summarizer?: BaseChatModel | Summarizer | SummarizeFunction;
-}
-
-function isChatModel(value: unknown): value is BaseChatModel {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as BaseChatModel).invoke === 'function' &&
-    typeof (value as BaseChatModel).withStructuredOutput === 'function'
-  );
 }
 
 /** Builds the engine for a set of LangChain options, turning a chat model summarizer into a Summarizer. */

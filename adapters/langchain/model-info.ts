@@ -11,6 +11,18 @@ export interface ModelInfo {
   readonly contextWindow: number | undefined;
 }
 
+/** True for a LangChain chat model (duck-typed, so a second copy of @langchain/core is recognized too). */
+export function isChatModel(value: unknown): value is BaseChatModel {
+  const model = value as Record<string, unknown> | null;
+  return (
+    typeof model === 'object' &&
+    model !== null &&
+    typeof model.generate === 'function' &&
+    typeof model.invoke === 'function' &&
+    typeof model._generate === 'function'
+  );
+}
+
 const NAME_FIELDS = ['model', 'modelName', 'model_name', 'modelId'] as const;
 
 /**

@@ -7,9 +7,9 @@ import { RunnableBinding } from '@langchain/core/runnables';
 import type { CompressionEngine } from '../../src/engine.js';
 import { InvalidOptionError } from '../../src/errors.js';
 import { readCallOptions } from './call-options.js';
-import { compressBaseMessages } from './compress-base-messages.js';
+import { compressBaseMessages, inputMessages } from './compress-base-messages.js';
 import { createEngine, type LangChainCompressionOptions } from './create-engine.js';
-import { type ModelInfo, modelInfo, reportedInputTokens } from './model-info.js';
+import { isChatModel, type ModelInfo, modelInfo, reportedInputTokens } from './model-info.js';
 
 /** Chat models made by this module (and the copies LangChain binds), so none is wrapped twice. */
 const compressing = new WeakSet<object>();
@@ -17,17 +17,6 @@ const compressing = new WeakSet<object>();
 // Members reached through `any`: protected in LangChain's types, public at run time.
 // biome-ignore lint/suspicious/noExplicitAny: see above
 type Loose = any;
-
-function isChatModel(value: unknown): value is BaseChatModel {
-  const model = value as Loose;
-  return (
-    typeof model === 'object' &&
-    model !== null &&
-    typeof model.generate === 'function' &&
-    typeof model.invoke === 'function' &&
-    typeof model._generate === 'function'
-  );
-}
 
 /** The object in a prototype chain that defines `key`. */
 function ownerOf(object: object, key: string): object | null {
@@ -43,12 +32,6 @@ function ownerOf(object: object, key: string): object | null {
 function streamsNatively(model: object, instance: object): boolean {
   if ((instance as Loose).disableStreaming) return false;
   return ownerOf(model, '_streamResponseChunks') !== ownerOf(model, '_streamIterator');
-}
-
-function toMessages(input: BaseLanguageModelInput): BaseMessage[] {
-  if (typeof input === 'string') return [coerceMessageLikeToMessage(input)];
-  if (Array.isArray(input)) return input.map((item) => coerceMessageLikeToMessage(item as BaseMessageLike));
-  return input.toChatMessages();
 }
 
 /** The model info of a model a binder made, or its parent's when the new one's window cannot be known. */
@@ -120,7 +103,7 @@ function compressingModel<T extends BaseChatModel>(model: T, engine: Compression
         yield* base._streamIterator.call(this, input, options);
         return;
       }
-      const compressed = await compress(toMessages(input), options);
+      const compressed = await compress(inputMessages(input), options);
       let reported: number | undefined;
       for await (const chunk of base._streamIterator.call(this, compressed?.messages ?? input, options)) {
         const tokens = reportedInputTokens(chunk);
@@ -135,7 +118,7 @@ function compressingModel<T extends BaseChatModel>(model: T, engine: Compression
       const self = this as Loose;
       const [, callOptions] = self._separateRunnableConfigFromCallOptionsCompat(options);
       async function* events() {
-        const messages = toMessages(input);
+        const messages = inputMessages(input);
         const compressed = await compress(messages, options);
         yield* self._streamChatModelEvents(compressed?.messages ?? messages, callOptions);
       }
