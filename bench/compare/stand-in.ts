@@ -3,13 +3,16 @@
  * goes through this project's offline extractive summarizer, and the fake model returns its output. So all systems
  * get the same summary quality and the comparison is about policy, not wording.
  */
-import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { type AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import { MockLanguageModelV4 } from 'ai/test';
+import { toTranscript as aiSdkTranscript } from '../../adapters/ai-sdk/to-transcript.js';
+import { toTranscript as langChainTranscript } from '../../adapters/langchain/to-transcript.js';
 import { extractiveSummarizer } from '../../src/extractive-summarizer.js';
 import type { SessionState } from '../../src/session-state.js';
+import { messageText, type Transcript } from '../../src/transcript.js';
 
 /** The extractive summary of a text, as a SessionState of at most `maxChars` characters. */
 export async function summarizeText(text: string, maxChars?: number): Promise<SessionState> {
@@ -37,32 +40,14 @@ export async function summaryText(text: string, maxChars?: number): Promise<stri
  * `<previous_memory>` and `<messages_to_fold>`, LangChain's `<messages>`) only the tagged text is kept. So no
  * system's summary is padded with its own instructions.
  */
-export function material(messages: readonly { role: string; text: string }[]): string {
-  const content = messages.filter((message) => message.role !== 'system');
+export function material({ system, messages }: Transcript): string {
+  const content = [...system, ...messages].filter((message) => message.role !== 'system');
   const kept = content.length > 1 && content.at(-1)?.role === 'user' ? content.slice(0, -1) : content;
-  const joined = kept.map((message) => message.text).join('\n\n');
+  const joined = kept.map(messageText).join('\n\n');
   const tagged = [...joined.matchAll(/<(previous_memory|messages_to_fold|messages)>([\s\S]*?)<\/\1>/g)].map(
     (match) => match[2] ?? '',
   );
   return tagged.length > 0 ? tagged.join('\n\n') : joined;
-}
-
-function partText(part: unknown): string {
-  const item = part as { type: string; text?: unknown; input?: unknown; output?: { value?: unknown } };
-  if (typeof item.text === 'string') return item.text;
-  if (item.type === 'tool-call') return JSON.stringify(item.input);
-  if (item.type === 'tool-result') {
-    const value = item.output?.value;
-    return typeof value === 'string' ? value : JSON.stringify(value);
-  }
-  return '';
-}
-
-function promptMessages(prompt: LanguageModelV4Prompt): { role: string; text: string }[] {
-  return prompt.map((message) => ({
-    role: message.role,
-    text: typeof message.content === 'string' ? message.content : message.content.map(partText).join('\n'),
-  }));
 }
 
 /**
@@ -74,7 +59,7 @@ export function aiSdkStandIn(calls: { count: number; maxChars?: number }): Langu
     modelId: 'summarizer-stand-in',
     doGenerate: async ({ prompt, responseFormat }) => {
       calls.count++;
-      const text = material(promptMessages(prompt));
+      const text = material(aiSdkTranscript(prompt, undefined));
       const answer =
         responseFormat?.type === 'json'
           ? JSON.stringify(await summarizeText(text, calls.maxChars))
@@ -104,15 +89,7 @@ export class LangChainStandIn extends BaseChatModel {
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     this.calls.count++;
-    const text = await summaryText(
-      material(
-        messages.map((message) => ({
-          role: message.getType() === 'human' ? 'user' : message.getType(),
-          text: message.text,
-        })),
-      ),
-      this.calls.maxChars,
-    );
+    const text = await summaryText(material(langChainTranscript(messages)), this.calls.maxChars);
     const message = new AIMessageChunk({ content: text });
     return { generations: [{ text, message: message as unknown as AIMessage }] };
   }
