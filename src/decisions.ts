@@ -1,18 +1,27 @@
-/** What caused a compression. Semantic triggers come first, then staleness, then the budget fallbacks. */
-export type TriggerName =
-  | 'subtask'
-  | 'intent'
-  | 'boundary:file'
-  | 'boundary:module'
-  | 'boundary:test'
-  | 'boundary:api'
-  | 'staleness'
-  | 'budget'
-  | 'turns'
-  | 'hard-limit'
-  | 'oversized-result'
-  | 'redaction'
-  | 'forced';
+/** The semantic triggers: a finished segment of work, told apart by what ended it. */
+export const SEMANTIC_TRIGGERS = [
+  'subtask',
+  'intent',
+  'boundary:file',
+  'boundary:module',
+  'boundary:test',
+  'boundary:api',
+] as const;
+
+/** Every trigger name. Semantic triggers come first, then staleness, then the budget fallbacks. */
+export const TRIGGER_NAMES = [
+  ...SEMANTIC_TRIGGERS,
+  'staleness',
+  'budget',
+  'turns',
+  'hard-limit',
+  'oversized-result',
+  'redaction',
+  'forced',
+] as const;
+
+/** What caused a compression. */
+export type TriggerName = (typeof TRIGGER_NAMES)[number];
 
 /** Which part of the transcript a decision acts on: a message range (end exclusive) or tool calls by id. */
 export type DecisionScope =

@@ -1,7 +1,13 @@
 export { TokenCalibration } from './calibration.js';
 export type { CompressInput, CompressOutput } from './compress-call.js';
 export { KNOWN_CONTEXT_WINDOWS, lookupContextWindow } from './context-windows.js';
-export type { CompressionDecision, DecisionScope, TriggerName } from './decisions.js';
+export {
+  type CompressionDecision,
+  type DecisionScope,
+  SEMANTIC_TRIGGERS,
+  TRIGGER_NAMES,
+  type TriggerName,
+} from './decisions.js';
 export { CompressionEngine } from './engine.js';
 export {
   ContextCompressionError,

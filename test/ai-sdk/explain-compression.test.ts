@@ -2,7 +2,7 @@ import type { ModelMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it, vi } from 'vitest';
 import { approximateCounter, explainCompression } from '../../adapters/ai-sdk/index.js';
-import type { TriggerName } from '../../src/decisions.js';
+import { TRIGGER_NAMES } from '../../src/decisions.js';
 
 /** ~1500 tokens with the approximate counter. */
 const BIG = 'export function area(r: number) { return Math.PI * r * r; }\n'.repeat(100);
@@ -44,22 +44,6 @@ const chat = (turns: number): ModelMessage[] =>
         },
   );
 
-const TRIGGERS: readonly TriggerName[] = [
-  'subtask',
-  'intent',
-  'boundary:file',
-  'boundary:module',
-  'boundary:test',
-  'boundary:api',
-  'staleness',
-  'budget',
-  'turns',
-  'hard-limit',
-  'oversized-result',
-  'redaction',
-  'forced',
-];
-
 const counter = approximateCounter();
 
 describe('explainCompression', () => {
@@ -69,7 +53,7 @@ describe('explainCompression', () => {
     expect(log.length).toBeGreaterThan(0);
     for (const entry of log) {
       expect(Object.keys(entry).sort()).toEqual(['atMessage', 'confidence', 'details', 'scope', 'trigger']);
-      expect(TRIGGERS).toContain(entry.trigger);
+      expect(TRIGGER_NAMES).toContain(entry.trigger);
       expect(entry.confidence).toBeGreaterThan(0);
       expect(entry.confidence).toBeLessThanOrEqual(1);
       expect(entry.details).not.toBe('');

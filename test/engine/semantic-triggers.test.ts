@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TriggerName } from '../../src/decisions.js';
+import { SEMANTIC_TRIGGERS, type TriggerName } from '../../src/decisions.js';
 import { type Boundary, findBoundaries, type SemanticTriggerOptions } from '../../src/semantic-triggers.js';
 import { findPairingProblems } from '../../src/tool-pairs.js';
 import type { Message } from '../../src/transcript.js';
@@ -434,14 +434,6 @@ describe('findBoundaries: false friends', () => {
 describe('semantic folds in the engine', () => {
   /** ~1500 tokens with the approximate counter. */
   const BIG = 'export function area(r: number) { return Math.PI * r * r; }\n'.repeat(100);
-  const SEMANTIC: readonly TriggerName[] = [
-    'subtask',
-    'intent',
-    'boundary:file',
-    'boundary:module',
-    'boundary:test',
-    'boundary:api',
-  ];
 
   /** A finished subtask (explore, edit, test, pass) with big outputs, then the start of the next one. */
   const session = (): Message[] => [
@@ -466,7 +458,7 @@ describe('semantic folds in the engine', () => {
     expect(summarize).toHaveBeenCalledTimes(1);
     expect(out.decisions).toHaveLength(1);
     const [decision] = out.decisions;
-    expect(SEMANTIC).toContain(decision?.trigger);
+    expect(SEMANTIC_TRIGGERS).toContain(decision?.trigger);
     expect(decision?.trigger).toBe('subtask');
     expect(decision?.scope).toEqual({ kind: 'messages', from: 0, to: 11 });
     expect(decision?.details).toMatch(/folded the finished segment \(11 messages\), freeing about \d+ tokens/);
