@@ -1,11 +1,10 @@
 /** One system over one session: every call measured, and evidence retention at question time for conversations. */
+import { CACHE_READ_PRICE, CACHE_WRITE_PRICE } from '../../examples/lib/replay.js';
 import { messageText, type Transcript } from '../../src/transcript.js';
 import type { Replay } from './data.js';
 import { commonPrefixTokens, evidenceUnits, invalidReasons, measure, retained, sumTokens } from './metrics.js';
 import type { Setup, System } from './types.js';
 
-const READ = 0.1;
-const WRITE = 1.25;
 const CHANGED = 'system prompt changed';
 const systemText = (transcript: Transcript) => transcript.system.map(messageText).join('\n\n');
 
@@ -61,7 +60,7 @@ export async function replaySystem(
     figures.calls++;
     figures.inputTokens += tokens;
     figures.cachedTokens += cached;
-    figures.cost += cached * READ + (tokens - cached) * WRITE;
+    figures.cost += cached * CACHE_READ_PRICE + (tokens - cached) * CACHE_WRITE_PRICE;
     figures.peakTokens = Math.max(figures.peakTokens, tokens);
     figures.tokensPerCall.push(tokens);
     if (tokens > setup.contextWindow) figures.callsOverWindow++;
@@ -89,4 +88,4 @@ export async function replaySystem(
 }
 
 /** Cost of writing every token of a history once. */
-export const floorCost = (tokens: number) => tokens * WRITE;
+export const floorCost = (tokens: number) => tokens * CACHE_WRITE_PRICE;

@@ -83,7 +83,8 @@ export interface DataSet {
 }
 
 const int = (value: number) => Math.round(value).toLocaleString('en-US');
-const percentile = (values: number[], share: number) =>
+/** The value at a share (0 to 1) of the sorted values. */
+export const percentile = (values: number[], share: number) =>
   [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) * share)] ?? 0;
 
 function row(figures: SystemFigures, all: number, baseline: SystemFigures | undefined): string {

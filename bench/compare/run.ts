@@ -14,7 +14,7 @@ import { measure, sumTokens } from './metrics.js';
 import { aiSdkPeers } from './peers-ai-sdk.js';
 import { langChainPeers } from './peers-langchain.js';
 import { floorCost, replaySystem } from './replay-system.js';
-import { type DataSet, resultsMarkdown, type SystemFigures, totals } from './report.js';
+import { type DataSet, percentile, resultsMarkdown, type SystemFigures, totals } from './report.js';
 import { ownSystems } from './systems.js';
 import type { Setup, System } from './types.js';
 
@@ -78,9 +78,6 @@ const totalCalls =
   ) * systems.length;
 const bar = new SingleBar({ format: 'bench:compare [{bar}] {percentage}% | {value}/{total} calls | {system}' });
 bar.start(totalCalls, 0, { system: '' });
-
-const percentile = (values: number[], share: number) =>
-  [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) * share)] ?? 0;
 
 /** Prompt tokens per step of each system on the longest trajectory at 16k, for the chart. */
 const longest = [...trajectoryReplays].sort((a, b) => b.calls.length - a.calls.length)[0];
