@@ -16,11 +16,12 @@ import {
 } from '../adapters/langchain/index.js';
 import { toTranscript as langChainTranscript } from '../adapters/langchain/to-transcript.js';
 import { recordingModel } from '../examples/lib/replay.js';
+import { toBaseMessages } from '../examples/lib/session-base-messages.js';
 import { fixturesDir, readSessions, type SessionFile, toModelMessages } from '../examples/lib/session-file.js';
 import type { CompressionOptions } from '../src/options.js';
 import { DEFAULT_AWARENESS_BLOCK } from '../src/prompts.js';
 import { messageText, type Transcript } from '../src/transcript.js';
-import { RecordingChatModel, toBaseMessages } from './helpers/langchain.js';
+import { RecordingChatModel } from './helpers/langchain.js';
 
 /** A prompt in a form both frameworks reach: the system text, and each message's role and text. */
 interface Neutral {
@@ -87,7 +88,7 @@ async function replay(session: SessionFile, options: CompressionOptions): Promis
     await generateText({ model: aiSdkModel, instructions, messages });
     runs.aiSdk.push(neutral(aiSdkTranscript(mock.doGenerateCalls.at(-1)?.prompt as LanguageModelV4Prompt, undefined)));
 
-    const base = toBaseMessages(history.messages);
+    const base = toBaseMessages(history.messages).messages;
     await wrapper.invoke(base);
     runs.wrapper.push(neutral(langChainTranscript(recorder.calls.at(-1) ?? [])));
     runs.chain.push(neutral(langChainTranscript(await chain.invoke(base))));

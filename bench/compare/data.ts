@@ -3,8 +3,9 @@
  * frameworks' forms, with the windows each data set is measured at.
  */
 import { resolve } from 'node:path';
-import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import { HumanMessage } from '@langchain/core/messages';
 import type { ModelMessage } from 'ai';
+import { toBaseMessages } from '../../examples/lib/session-base-messages.js';
 import { readSessions, type SessionFile, toModelMessages } from '../../examples/lib/session-file.js';
 import type { History } from './types.js';
 
@@ -19,43 +20,6 @@ export interface Replay {
 
 /** The question asked at the end of a conversation, after which evidence retention is measured. */
 export const QUESTION = 'A question about something we talked about earlier: what do you remember of it?';
-
-function baseMessages(session: SessionFile): { messages: BaseMessage[]; after: number[] } {
-  const system = session.messages.filter((message) => message.role === 'system').map((message) => message.content);
-  const messages: BaseMessage[] = system.length
-    ? [new SystemMessage({ content: system.join('\n\n'), id: 'system' })]
-    : [];
-  const after: number[] = [];
-  session.messages.forEach((message, index) => {
-    const id = `m${index}`;
-    if (message.role === 'user') messages.push(new HumanMessage({ content: message.content, id }));
-    else if (message.role === 'assistant') {
-      const calls = message.toolCalls ?? [];
-      const content = calls.length === 0 ? message.content || '(no text)' : message.content;
-      messages.push(
-        new AIMessage({
-          content,
-          id,
-          tool_calls: calls.map((call) => ({
-            id: call.id,
-            name: call.name,
-            args: call.args as Record<string, unknown>,
-          })),
-        }),
-      );
-    } else if (message.role === 'tool')
-      messages.push(
-        new ToolMessage({
-          content: message.content,
-          id,
-          tool_call_id: message.toolCallId ?? '',
-          name: message.toolName ?? 'tool',
-        }),
-      );
-    after.push(messages.length);
-  });
-  return { messages, after };
-}
 
 /** Number of AI SDK messages that `toModelMessages` makes of each prefix of a session. */
 function modelCounts(session: SessionFile): number[] {
@@ -73,7 +37,7 @@ function modelCounts(session: SessionFile): number[] {
 /** Prepares one session: a history per assistant turn and, for conversations, one at question time. */
 export function prepare(session: SessionFile, withQuestion: boolean): Replay {
   const { instructions, messages: model } = toModelMessages(session);
-  const base = baseMessages(session);
+  const base = toBaseMessages(session.messages);
   const counts = modelCounts(session);
   const calls: History[] = [];
   session.messages.forEach((message, index) => {

@@ -1,14 +1,6 @@
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import {
-  AIMessage,
-  AIMessageChunk,
-  type BaseMessage,
-  HumanMessage,
-  SystemMessage,
-  ToolMessage,
-} from '@langchain/core/messages';
+import { AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
-import type { SessionFileMessage } from '../../examples/lib/session-file.js';
 
 /** Options of the recording model. */
 export interface RecordingOptions {
@@ -65,39 +57,4 @@ export class StreamingRecordingChatModel extends RecordingChatModel {
       yield new ChatGenerationChunk({ text, message: new AIMessageChunk({ content: text, ...usageOf(tokens) }) });
     }
   }
-}
-
-/**
- * A session's messages as LangChain messages, mirroring `toModelMessages` (examples/lib/session-file.ts): system
- * messages joined into one SystemMessage, an assistant message without calls and text says '(no text)', one
- * ToolMessage per tool result.
- */
-export function toBaseMessages(messages: readonly SessionFileMessage[]): BaseMessage[] {
-  const system = messages.filter((message) => message.role === 'system').map((message) => message.content);
-  const out: BaseMessage[] = system.length > 0 ? [new SystemMessage(system.join('\n\n'))] : [];
-  for (const message of messages) {
-    if (message.role === 'user') out.push(new HumanMessage(message.content));
-    else if (message.role === 'assistant') {
-      const calls = message.toolCalls ?? [];
-      out.push(
-        new AIMessage({
-          content: calls.length === 0 ? message.content || '(no text)' : message.content,
-          tool_calls: calls.map((call) => ({
-            id: call.id,
-            name: call.name,
-            args: call.args as Record<string, unknown>,
-            type: 'tool_call' as const,
-          })),
-        }),
-      );
-    } else if (message.role === 'tool')
-      out.push(
-        new ToolMessage({
-          content: message.content,
-          tool_call_id: message.toolCallId ?? '',
-          name: message.toolName ?? 'tool',
-        }),
-      );
-  }
-  return out;
 }
