@@ -1,14 +1,11 @@
-export { TokenCalibration } from './calibration.js';
-export type { CompressInput, CompressOutput } from './compress-call.js';
-export { KNOWN_CONTEXT_WINDOWS, lookupContextWindow } from './context-windows.js';
-export {
-  type CompressionDecision,
-  type DecisionScope,
-  SEMANTIC_TRIGGERS,
-  TRIGGER_NAMES,
-  type TriggerName,
-} from './decisions.js';
-export { CompressionEngine } from './engine.js';
+export { TokenCalibration } from './counting/calibration.js';
+export { hashString } from './counting/hash.js';
+export { DEFAULT_MESSAGE_OVERHEAD_TOKENS, MessageMeter } from './counting/message-meter.js';
+export { approximateCounter, type TokenCounter, tiktokenCounter } from './counting/token-counter.js';
+export type { CompressInput, CompressOutput } from './engine/compress-call.js';
+export { CompressionEngine } from './engine/engine.js';
+export type { CompressEvent, CompressionErrorEvent } from './engine/events.js';
+export { type ExplainedDecision, type ExplainOptions, explain } from './engine/explain.js';
 export {
   ContextCompressionError,
   InvalidOptionError,
@@ -16,20 +13,7 @@ export {
   SummarizerError,
   UnknownContextWindowError,
 } from './errors.js';
-export type { CompressEvent, CompressionErrorEvent } from './events.js';
-export { type ExplainedDecision, type ExplainOptions, explain } from './explain.js';
-export {
-  DEFAULT_EXTRACTIVE_SUMMARIZER_OPTIONS,
-  type ExtractiveSummarizerOptions,
-  extractiveSummarizer,
-} from './extractive-summarizer.js';
-export { hashString } from './hash.js';
-export { mergeSessionStates } from './merge-session-state.js';
-export { DEFAULT_MESSAGE_OVERHEAD_TOKENS, MessageMeter } from './message-meter.js';
-export {
-  DEFAULT_MASKING_OPTIONS,
-  type MaskingOptions,
-} from './observation-masking.js';
+export { KNOWN_CONTEXT_WINDOWS, lookupContextWindow } from './options/context-windows.js';
 export {
   type CompressionOptions,
   DEFAULT_CACHE_PRICING,
@@ -40,7 +24,7 @@ export {
   DEFAULT_RESERVE_OUTPUT_TOKENS,
   DEFAULT_STATE_TTL_MS,
   DEFAULT_SUMMARIZER_TIMEOUT_MS,
-} from './options.js';
+} from './options/options.js';
 export {
   DEFAULT_AWARENESS_BLOCK,
   DEFAULT_STATE_ACKNOWLEDGEMENT,
@@ -49,7 +33,20 @@ export {
   describeToolCall,
   maskedResultPlaceholder,
   redactedResultPlaceholder,
-} from './prompts.js';
+} from './options/prompts.js';
+export { mergeSessionStates } from './session-state/merge-session-state.js';
+export { renderSessionState, sessionStateMessages } from './session-state/render-session-state.js';
+export { EMPTY_SESSION_STATE, type SessionState, SessionStateSchema } from './session-state/session-state.js';
+export {
+  DEFAULT_MEMORY_STORE_MAX_ENTRIES,
+  type MemoryStateStoreOptions,
+  memoryStateStore,
+  type StateStore,
+} from './store/state-store.js';
+export {
+  DEFAULT_MASKING_OPTIONS,
+  type MaskingOptions,
+} from './strategies/observation-masking.js';
 export {
   collectRedactions,
   DEFAULT_REDACTION_TOOL_DESCRIPTION,
@@ -61,30 +58,33 @@ export {
   type RedactionOutcome,
   type RejectedRedaction,
   validateRedaction,
-} from './redaction.js';
-export { renderSessionState, sessionStateMessages } from './render-session-state.js';
-export { renderTranscript } from './render-transcript.js';
+} from './strategies/redaction.js';
+export { truncateHeadAndTail } from './strategies/truncate-tool-result.js';
+export {
+  DEFAULT_EXTRACTIVE_SUMMARIZER_OPTIONS,
+  type ExtractiveSummarizerOptions,
+  extractiveSummarizer,
+} from './summarizers/extractive-summarizer.js';
+export type { SummarizeFunction, SummarizeInput, Summarizer } from './summarizers/summarizer.js';
+export { renderTranscript } from './transcript/render-transcript.js';
+export { cutPoints, findPairingProblems, type PairingProblem } from './transcript/tool-pairs.js';
+export type { Message, Part, Role, Transcript } from './transcript/transcript.js';
+export {
+  type CompressionDecision,
+  type DecisionScope,
+  SEMANTIC_TRIGGERS,
+  TRIGGER_NAMES,
+  type TriggerName,
+} from './triggers/decisions.js';
 export {
   type Boundary,
   DEFAULT_SEMANTIC_TRIGGER_OPTIONS,
   findBoundaries,
   type SemanticTriggerOptions,
-} from './semantic-triggers.js';
-export { EMPTY_SESSION_STATE, type SessionState, SessionStateSchema } from './session-state.js';
+} from './triggers/semantic-triggers.js';
 export {
   DEFAULT_STALENESS_OPTIONS,
   findStaleObservations,
   type StalenessOptions,
   type StaleObservation,
-} from './staleness.js';
-export {
-  DEFAULT_MEMORY_STORE_MAX_ENTRIES,
-  type MemoryStateStoreOptions,
-  memoryStateStore,
-  type StateStore,
-} from './state-store.js';
-export type { SummarizeFunction, SummarizeInput, Summarizer } from './summarizer.js';
-export { approximateCounter, type TokenCounter, tiktokenCounter } from './token-counter.js';
-export { cutPoints, findPairingProblems, type PairingProblem } from './tool-pairs.js';
-export type { Message, Part, Role, Transcript } from './transcript.js';
-export { truncateHeadAndTail } from './truncate-tool-result.js';
+} from './triggers/staleness.js';

@@ -1,5 +1,9 @@
 import type { SharedV4ProviderOptions } from '@ai-sdk/provider';
-import { CALL_OPTIONS_KEY, type ContextCompressionCallOptions, parseCallOptions } from '../../src/call-options.js';
+import {
+  CALL_OPTIONS_KEY,
+  type ContextCompressionCallOptions,
+  parseCallOptions,
+} from '../../src/options/call-options.js';
 
 export { CALL_OPTIONS_KEY, type ContextCompressionCallOptions };
 

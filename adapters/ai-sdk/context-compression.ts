@@ -4,9 +4,9 @@ import type {
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
 import type { LanguageModel } from 'ai';
-import { CompressionEngine } from '../../src/engine.js';
-import type { CompressionOptions } from '../../src/options.js';
-import type { SummarizeFunction, Summarizer } from '../../src/summarizer.js';
+import { CompressionEngine } from '../../src/engine/engine.js';
+import type { CompressionOptions } from '../../src/options/options.js';
+import type { SummarizeFunction, Summarizer } from '../../src/summarizers/summarizer.js';
 import { readCallOptions } from './call-options.js';
 import { fromTranscript } from './from-transcript.js';
 import { modelSummarizer } from './model-summarizer.js';

@@ -1,5 +1,5 @@
 import type { ModelMessage } from 'ai';
-import { type ExplainedDecision, type ExplainOptions, explain } from '../../src/explain.js';
+import { type ExplainedDecision, type ExplainOptions, explain } from '../../src/engine/explain.js';
 import type { ContextCompressionOptions } from './context-compression.js';
 import { modelMessagesToTranscript } from './model-messages.js';
 

@@ -1,5 +1,5 @@
 import type { LanguageModelV4Message, LanguageModelV4Prompt, SharedV4ProviderOptions } from '@ai-sdk/provider';
-import type { Message, Part } from '../../src/transcript.js';
+import type { Message, Part } from '../../src/transcript/transcript.js';
 
 /**
  * Removes `providerOptions.openai.itemId`: with it, OpenAI's Responses API would resend the stored item

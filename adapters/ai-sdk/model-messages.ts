@@ -1,5 +1,5 @@
 import type { ModelMessage } from 'ai';
-import type { Message, Part } from '../../src/transcript.js';
+import type { Message, Part } from '../../src/transcript/transcript.js';
 import { toolOutputText } from './to-transcript.js';
 
 /**

@@ -1,8 +1,8 @@
 import { generateText, type LanguageModel, Output } from 'ai';
-import { DEFAULT_SUMMARIZER_INSTRUCTIONS, DEFAULT_SUMMARIZER_PROMPT } from '../../src/prompts.js';
-import { renderPreviousState, renderTranscript } from '../../src/render-transcript.js';
-import { SessionStateSchema } from '../../src/session-state.js';
-import type { Summarizer } from '../../src/summarizer.js';
+import { DEFAULT_SUMMARIZER_INSTRUCTIONS, DEFAULT_SUMMARIZER_PROMPT } from '../../src/options/prompts.js';
+import { SessionStateSchema } from '../../src/session-state/session-state.js';
+import type { Summarizer } from '../../src/summarizers/summarizer.js';
+import { renderPreviousState, renderTranscript } from '../../src/transcript/render-transcript.js';
 import { CALL_OPTIONS_KEY } from './call-options.js';
 
 /** Options of a summarizer backed by an AI SDK model. */

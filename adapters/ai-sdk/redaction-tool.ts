@@ -6,7 +6,7 @@ import {
   type RedactionToolOptions,
   type RedactionToolOutput,
   redactionAnswer,
-} from '../../src/redaction.js';
+} from '../../src/strategies/redaction.js';
 import { modelMessagesToTranscript } from './model-messages.js';
 
 export type { RedactionToolOptions, RedactionToolOutput };

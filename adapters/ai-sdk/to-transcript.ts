@@ -5,8 +5,8 @@ import type {
   LanguageModelV4Prompt,
   LanguageModelV4ToolResultOutput,
 } from '@ai-sdk/provider';
-import { hashString } from '../../src/hash.js';
-import { type Message, type Part, stableStringify, type Transcript } from '../../src/transcript.js';
+import { hashString } from '../../src/counting/hash.js';
+import { type Message, type Part, stableStringify, type Transcript } from '../../src/transcript/transcript.js';
 
 /** Token estimate of an image or file part, whose bytes are not text. */
 export const DEFAULT_FILE_TOKENS = 1_000;

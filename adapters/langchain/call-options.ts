@@ -1,4 +1,8 @@
-import { CALL_OPTIONS_KEY, type ContextCompressionCallOptions, parseCallOptions } from '../../src/call-options.js';
+import {
+  CALL_OPTIONS_KEY,
+  type ContextCompressionCallOptions,
+  parseCallOptions,
+} from '../../src/options/call-options.js';
 
 export { CALL_OPTIONS_KEY, type ContextCompressionCallOptions };
 

@@ -1,9 +1,9 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
-import { DEFAULT_SUMMARIZER_INSTRUCTIONS, DEFAULT_SUMMARIZER_PROMPT } from '../../src/prompts.js';
-import { renderPreviousState, renderTranscript } from '../../src/render-transcript.js';
-import { type SessionState, SessionStateSchema } from '../../src/session-state.js';
-import type { Summarizer } from '../../src/summarizer.js';
+import { DEFAULT_SUMMARIZER_INSTRUCTIONS, DEFAULT_SUMMARIZER_PROMPT } from '../../src/options/prompts.js';
+import { type SessionState, SessionStateSchema } from '../../src/session-state/session-state.js';
+import type { Summarizer } from '../../src/summarizers/summarizer.js';
+import { renderPreviousState, renderTranscript } from '../../src/transcript/render-transcript.js';
 import { CALL_OPTIONS_KEY } from './call-options.js';
 import { modelInfo } from './model-info.js';
 

@@ -1,6 +1,6 @@
 import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
 import { type BaseMessage, type BaseMessageLike, coerceMessageLikeToMessage } from '@langchain/core/messages';
-import type { CompressionEngine } from '../../src/engine.js';
+import type { CompressionEngine } from '../../src/engine/engine.js';
 import { InvalidOptionError } from '../../src/errors.js';
 import type { ContextCompressionCallOptions } from './call-options.js';
 import { type AwarenessPlacement, fromTranscript } from './from-transcript.js';

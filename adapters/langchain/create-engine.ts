@@ -1,7 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { CompressionEngine } from '../../src/engine.js';
-import type { CompressionOptions } from '../../src/options.js';
-import type { SummarizeFunction, Summarizer } from '../../src/summarizer.js';
+import { CompressionEngine } from '../../src/engine/engine.js';
+import type { CompressionOptions } from '../../src/options/options.js';
+import type { SummarizeFunction, Summarizer } from '../../src/summarizers/summarizer.js';
 import { chatModelSummarizer } from './chat-model-summarizer.js';
 import { isChatModel } from './model-info.js';
 

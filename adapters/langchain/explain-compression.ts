@@ -1,5 +1,5 @@
 import type { BaseMessage } from '@langchain/core/messages';
-import { type ExplainedDecision, type ExplainOptions, explain } from '../../src/explain.js';
+import { type ExplainedDecision, type ExplainOptions, explain } from '../../src/engine/explain.js';
 import type { LangChainCompressionOptions } from './create-engine.js';
 import { toTranscript } from './to-transcript.js';
 

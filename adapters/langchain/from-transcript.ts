@@ -1,5 +1,5 @@
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
-import { type Message, messageText, type ToolResultPart } from '../../src/transcript.js';
+import { type Message, messageText, type ToolResultPart } from '../../src/transcript/transcript.js';
 
 /**
  * Where the awareness block goes. `system`: appended to the last leading system message (one system message, as

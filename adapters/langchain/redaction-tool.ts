@@ -8,7 +8,7 @@ import {
   type RedactionToolOutput,
   redactionAnswer,
   type RedactionToolOptions as SharedRedactionToolOptions,
-} from '../../src/redaction.js';
+} from '../../src/strategies/redaction.js';
 import { toTranscript } from './to-transcript.js';
 
 export type { RedactionToolOutput };

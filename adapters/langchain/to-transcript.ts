@@ -1,7 +1,13 @@
 import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
-import { hashString } from '../../src/hash.js';
-import { type Message, type Part, type Role, stableStringify, type Transcript } from '../../src/transcript.js';
+import { hashString } from '../../src/counting/hash.js';
+import {
+  type Message,
+  type Part,
+  type Role,
+  stableStringify,
+  type Transcript,
+} from '../../src/transcript/transcript.js';
 
 /** Token estimate of an image, audio or file block, whose bytes are not text. */
 export const DEFAULT_FILE_TOKENS = 1_000;

@@ -4,7 +4,7 @@ import { ChatModelStream } from '@langchain/core/language_models/stream';
 import { type BaseMessage, type BaseMessageLike, coerceMessageLikeToMessage } from '@langchain/core/messages';
 import type { ChatGeneration, LLMResult } from '@langchain/core/outputs';
 import { RunnableBinding } from '@langchain/core/runnables';
-import type { CompressionEngine } from '../../src/engine.js';
+import type { CompressionEngine } from '../../src/engine/engine.js';
 import { InvalidOptionError } from '../../src/errors.js';
 import { readCallOptions } from './call-options.js';
 import { compressBaseMessages, inputMessages } from './compress-base-messages.js';

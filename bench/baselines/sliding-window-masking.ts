@@ -1,5 +1,5 @@
 import type { LanguageModelV4Middleware, LanguageModelV4Prompt } from '@ai-sdk/provider';
-import { describeToolCall, maskedResultPlaceholder } from '../../src/prompts.js';
+import { describeToolCall, maskedResultPlaceholder } from '../../src/options/prompts.js';
 
 /**
  * The published observation-masking recipe (arXiv 2508.21433): on every call, every tool result except the `keep`

@@ -2,11 +2,11 @@
  * What is measured of every prompt, the same way for every system: tokens (tiktoken o200k_base, per message as the
  * engine counts them), the prefix shared with the previous prompt, validity, and evidence retention.
  */
-import { type MessageMeasure, MessageMeter } from '../../src/message-meter.js';
-import { commonPrefixTokens } from '../../src/prefix-tracker.js';
-import { tiktokenCounter } from '../../src/token-counter.js';
-import { findPairingProblems } from '../../src/tool-pairs.js';
-import { messageText, type Transcript } from '../../src/transcript.js';
+import { type MessageMeasure, MessageMeter } from '../../src/counting/message-meter.js';
+import { commonPrefixTokens } from '../../src/counting/prefix-tracker.js';
+import { tiktokenCounter } from '../../src/counting/token-counter.js';
+import { findPairingProblems } from '../../src/transcript/tool-pairs.js';
+import { messageText, type Transcript } from '../../src/transcript/transcript.js';
 
 export const meter = new MessageMeter(tiktokenCounter());
 

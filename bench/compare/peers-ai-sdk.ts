@@ -16,9 +16,9 @@ import { generateText, type ModelMessage, pruneMessages } from 'ai';
 import type { MockLanguageModelV4 } from 'ai/test';
 import { toolOutputText, toTranscript } from '../../adapters/ai-sdk/to-transcript.js';
 import { recordingModel } from '../../examples/lib/replay.js';
-import { DEFAULT_MESSAGE_OVERHEAD_TOKENS } from '../../src/message-meter.js';
-import type { TokenCounter } from '../../src/token-counter.js';
-import { stableStringify, type Transcript } from '../../src/transcript.js';
+import { DEFAULT_MESSAGE_OVERHEAD_TOKENS } from '../../src/counting/message-meter.js';
+import type { TokenCounter } from '../../src/counting/token-counter.js';
+import { stableStringify, type Transcript } from '../../src/transcript/transcript.js';
 import { aiSdkStandIn } from './stand-in.js';
 import type { History, Setup, System, SystemRun } from './types.js';
 

@@ -18,9 +18,9 @@ import { interopParse } from '@langchain/core/utils/types';
 import { messagesStateReducer } from '@langchain/langgraph';
 import { ClearToolUsesEdit, contextEditingMiddleware, summarizationMiddleware } from 'langchain';
 import { toTranscript } from '../../adapters/langchain/to-transcript.js';
-import { DEFAULT_MESSAGE_OVERHEAD_TOKENS, MessageMeter } from '../../src/message-meter.js';
-import type { TokenCounter } from '../../src/token-counter.js';
-import type { Transcript } from '../../src/transcript.js';
+import { DEFAULT_MESSAGE_OVERHEAD_TOKENS, MessageMeter } from '../../src/counting/message-meter.js';
+import type { TokenCounter } from '../../src/counting/token-counter.js';
+import type { Transcript } from '../../src/transcript/transcript.js';
 import { LangChainStandIn } from './stand-in.js';
 import type { History, Setup, System, SystemRun } from './types.js';
 

@@ -1,6 +1,6 @@
 /** One system over one session: every call measured, and evidence retention at question time for conversations. */
 import { CACHE_READ_PRICE, CACHE_WRITE_PRICE } from '../../examples/lib/replay.js';
-import { messageText, type Transcript } from '../../src/transcript.js';
+import { messageText, type Transcript } from '../../src/transcript/transcript.js';
 import type { Replay } from './data.js';
 import { commonPrefixTokens, evidenceUnits, invalidReasons, measure, retained, sumTokens } from './metrics.js';
 import type { Setup, System } from './types.js';

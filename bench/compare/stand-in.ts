@@ -10,9 +10,9 @@ import type { ChatResult } from '@langchain/core/outputs';
 import { MockLanguageModelV4 } from 'ai/test';
 import { toTranscript as aiSdkTranscript } from '../../adapters/ai-sdk/to-transcript.js';
 import { toTranscript as langChainTranscript } from '../../adapters/langchain/to-transcript.js';
-import { extractiveSummarizer } from '../../src/extractive-summarizer.js';
-import type { SessionState } from '../../src/session-state.js';
-import { messageText, type Transcript } from '../../src/transcript.js';
+import type { SessionState } from '../../src/session-state/session-state.js';
+import { extractiveSummarizer } from '../../src/summarizers/extractive-summarizer.js';
+import { messageText, type Transcript } from '../../src/transcript/transcript.js';
 
 /** The extractive summary of a text, as a SessionState of at most `maxChars` characters. */
 export async function summarizeText(text: string, maxChars?: number): Promise<SessionState> {

@@ -5,8 +5,8 @@
  */
 import type { BaseMessage } from '@langchain/core/messages';
 import type { ModelMessage } from 'ai';
-import type { TokenCounter } from '../../src/token-counter.js';
-import type { Transcript } from '../../src/transcript.js';
+import type { TokenCounter } from '../../src/counting/token-counter.js';
+import type { Transcript } from '../../src/transcript/transcript.js';
 
 /** Everything before one model call, in both frameworks' forms. */
 export interface History {

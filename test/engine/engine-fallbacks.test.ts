@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { CompressOutput } from '../../src/compress-call.js';
+import type { CompressOutput } from '../../src/engine/compress-call.js';
 import { MessageTooLargeError, SummarizerError } from '../../src/errors.js';
-import type { SessionState } from '../../src/session-state.js';
-import type { SummarizeInput } from '../../src/summarizer.js';
-import { findPairingProblems } from '../../src/tool-pairs.js';
-import { messageText } from '../../src/transcript.js';
-import { BUDGET, chat, expectSameObjects, inputTokens, promptTokens, real, setup, text } from './fixtures.js';
+import type { SessionState } from '../../src/session-state/session-state.js';
+import type { SummarizeInput } from '../../src/summarizers/summarizer.js';
+import { findPairingProblems } from '../../src/transcript/tool-pairs.js';
+import { messageText } from '../../src/transcript/transcript.js';
+import { BUDGET, chat, expectSameObjects, inputTokens, promptTokens, real, setup, text } from '../helpers/fixtures.js';
 
 const SECRET = 'SECRET-PROVIDER-ERROR 401 sk-live-123';
 const allText = (out: CompressOutput) => [...out.system, ...out.messages].map(messageText).join('\n');

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { CompressEvent } from '../../src/events.js';
-import { DEFAULT_AWARENESS_BLOCK, DEFAULT_STATE_ACKNOWLEDGEMENT } from '../../src/prompts.js';
-import { memoryStateStore } from '../../src/state-store.js';
-import { findPairingProblems } from '../../src/tool-pairs.js';
-import { type Message, messageText, type ToolResultPart, toolResultIds } from '../../src/transcript.js';
+import type { CompressEvent } from '../../src/engine/events.js';
+import { DEFAULT_AWARENESS_BLOCK, DEFAULT_STATE_ACKNOWLEDGEMENT } from '../../src/options/prompts.js';
+import { memoryStateStore } from '../../src/store/state-store.js';
+import { findPairingProblems } from '../../src/transcript/tool-pairs.js';
+import { type Message, messageText, type ToolResultPart, toolResultIds } from '../../src/transcript/transcript.js';
 import {
   agentLoop,
   BUDGET,
@@ -17,7 +17,7 @@ import {
   setup,
   text,
   tokens,
-} from './fixtures.js';
+} from '../helpers/fixtures.js';
 
 describe('budget thresholds', () => {
   it('under 70% sends the same message objects and appends only the awareness block to the system', async () => {

@@ -1,0 +1,151 @@
+import { type Message, type Part, partText, stableStringify } from '../transcript/transcript.js';
+import { hash53, hashChain } from './hash.js';
+import type { TokenCounter } from './token-counter.js';
+
+/** Tokens a provider adds around each message (role markers, separators), as in OpenAI's published counts. */
+export const DEFAULT_MESSAGE_OVERHEAD_TOKENS = 4;
+
+/** Hash and token count of one message. */
+export interface MessageMeasure {
+  /** A 53-bit content hash. */
+  readonly hash: number;
+  readonly tokens: number;
+}
+
+/** Free texts and messages share one count memo; a free text's key is its hash moved to another range. */
+const hashOfText = (hash: number) => -1 - hash;
+
+/** Seeds that keep equal texts in different roles and part types apart. */
+const ROLE_SEEDS = {
+  system: hash53('role:system'),
+  user: hash53('role:user'),
+  assistant: hash53('role:assistant'),
+  tool: hash53('role:tool'),
+};
+const PART_SEEDS = { text: hash53('part:text'), reasoning: hash53('part:reasoning'), other: hash53('part:other') };
+
+/** Texts shorter than this are hashed directly; longer ones go through the per-text memo. */
+const MEMO_MIN_CHARS = 256;
+
+/**
+ * Hashes and counts messages, memoizing counts by content hash so a call that adds one message tokenizes one
+ * message. Hashing still reads every message (a fast linear pass); tokenizing, the slow part, happens once per
+ * distinct content. Bounded: the least recently used entries are forgotten first.
+ */
+export class MessageMeter {
+  /** Token counts by content hash, in two generations: a cheap approximation of LRU without per-hit reordering. */
+  private young = new Map<number, number>();
+  private old = new Map<number, number>();
+  private readonly byObject = new WeakMap<object, MessageMeasure>();
+
+  private readonly textHashes = new Map<string, number>();
+  private readonly argsHashes = new WeakMap<object, number>();
+  private textHashChars = 0;
+
+  constructor(
+    readonly counter: TokenCounter,
+    private readonly overheadTokens = DEFAULT_MESSAGE_OVERHEAD_TOKENS,
+    private readonly maxEntries = 50_000,
+    private readonly maxMemoChars = 32_000_000,
+  ) {}
+
+  /** Hash and tokens of a message. Messages are immutable, so the result is also cached per object. */
+  measure(message: Message): MessageMeasure {
+    const cached = this.byObject.get(message);
+    if (cached) return cached;
+    // hashes are chained as numbers: no fingerprint string is built for the (often large) message
+    let hash = ROLE_SEEDS[message.role];
+    for (const part of message.parts) hash = hashChain(hash, this.partHash(part));
+    let tokens = this.recall(hash);
+    if (tokens === undefined) {
+      tokens = this.overheadTokens;
+      for (const part of message.parts) {
+        tokens += part.type === 'file' ? part.tokens : this.counter.count(partText(part));
+      }
+      this.remember(hash, tokens);
+    }
+    const measure = { hash, tokens };
+    this.byObject.set(message, measure);
+    return measure;
+  }
+
+  /** Tokens of a free text (system prompt, tool definitions), memoized by hash. */
+  countText(text: string): number {
+    if (text.length === 0) return 0;
+    const hash = hashOfText(this.textHash(text));
+    let tokens = this.recall(hash);
+    if (tokens === undefined) {
+      tokens = this.counter.count(text);
+      this.remember(hash, tokens);
+    }
+    return tokens;
+  }
+
+  private partHash(part: Part): number {
+    switch (part.type) {
+      case 'text':
+      case 'reasoning':
+      case 'other':
+        return hashChain(PART_SEEDS[part.type], this.textHash(part.text));
+      case 'file':
+        return hash53(`file\u0001${part.mediaType}\u0001${part.fingerprint}`);
+      case 'tool-call':
+        return hashChain(hash53(`call\u0001${part.id}\u0001${part.name}`), this.argsHash(part.args));
+      case 'tool-result':
+        return hashChain(
+          hash53(`result\u0001${part.callId}\u0001${part.name}\u0001${part.isError ? 1 : 0}`),
+          this.textHash(part.output),
+        );
+    }
+  }
+
+  /** Hash of tool call arguments; memoized per arguments object, since frameworks pass the caller's objects on. */
+  private argsHash(args: unknown): number {
+    if (typeof args !== 'object' || args === null) return this.textHash(stableStringify(args));
+    let hash = this.argsHashes.get(args);
+    if (hash === undefined) {
+      hash = this.textHash(stableStringify(args));
+      this.argsHashes.set(args, hash);
+    }
+    return hash;
+  }
+
+  /**
+   * Hash of a text. Long texts are memoized in a Map keyed by the text itself: the runtime hashes string keys
+   * natively and compares equal strings with a fast native comparison (instant when it is the same string, as
+   * when a framework resends the caller's messages), so a history of megabytes is not rehashed in JavaScript on
+   * every call. Bounded by entries and by total characters.
+   */
+  private textHash(text: string): number {
+    if (text.length < MEMO_MIN_CHARS) return hash53(text);
+    let hash = this.textHashes.get(text);
+    if (hash === undefined) {
+      hash = hash53(text);
+      this.textHashes.set(text, hash);
+      this.textHashChars += text.length;
+      while (this.textHashes.size > this.maxEntries || this.textHashChars > this.maxMemoChars) {
+        const oldest = this.textHashes.keys().next().value;
+        if (oldest === undefined) break;
+        this.textHashes.delete(oldest);
+        this.textHashChars -= oldest.length;
+      }
+    }
+    return hash;
+  }
+
+  private recall(hash: number): number | undefined {
+    const young = this.young.get(hash);
+    if (young !== undefined) return young;
+    const old = this.old.get(hash);
+    if (old !== undefined) this.remember(hash, old);
+    return old;
+  }
+
+  private remember(hash: number, tokens: number): void {
+    this.young.set(hash, tokens);
+    if (this.young.size >= this.maxEntries / 2) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+  }
+}

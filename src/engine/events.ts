@@ -1,0 +1,37 @@
+import type { ContextCompressionError } from '../errors.js';
+import type { CompressionDecision, TriggerName } from '../triggers/decisions.js';
+
+/**
+ * Reported by a call that changed what the model sees: it folded or dropped messages, or shortened a tool result
+ * that the previous call did not. Calls that only reuse an earlier compression stay silent.
+ */
+export interface CompressEvent {
+  readonly trigger: TriggerName;
+  readonly decisions: readonly CompressionDecision[];
+  /** Estimated prompt tokens before and after, calibrated to the provider's count. */
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  /** Messages folded into the session state by this call. */
+  readonly messagesFolded: number;
+  /** Messages dropped without a summary (summarizer failure over the hard limit). */
+  readonly messagesDropped: number;
+  /** Tool results this call newly masked (observation masking), and the tokens that freed. */
+  readonly observationsMasked: { readonly count: number; readonly tokensFreed: number };
+  /** Tool results this call newly replaced on the model's request (the redaction tool), and the tokens freed. */
+  readonly observationsRedacted: { readonly count: number; readonly tokensFreed: number };
+  /** Tool results shortened head-and-tail because each alone was too large. */
+  readonly toolResultsTruncated: number;
+  /** Time the summarizer took, 0 when none ran. */
+  readonly summarizerMs: number;
+  /** Whether a stored state was reused instead of summarizing again. */
+  readonly reusedState: boolean;
+  /** Prompt tokens at the start of this call's prompt that are byte-identical to the previous call's. */
+  readonly cacheablePrefixTokens: number;
+}
+
+/** Reported when something failed but the call went on (a summarizer error, the hard limit not reached). */
+export interface CompressionErrorEvent {
+  readonly error: ContextCompressionError;
+  /** What the engine did instead. */
+  readonly fallback: 'sent-uncompressed' | 'dropped-oldest-turns' | 'over-hard-limit';
+}

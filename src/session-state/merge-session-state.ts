@@ -1,0 +1,168 @@
+import { InvalidOptionError } from '../errors.js';
+import { dropOrder, keepMostImportant } from './entry-priority.js';
+import type { SessionState } from './session-state.js';
+
+/** Token Jaccard similarity at or above which two entries count as the same fact. */
+export const DEFAULT_MERGE_SIMILARITY = 0.85;
+
+/** Most entries a list of the state may hold, per list. */
+export interface SessionStateEntryLimits {
+  readonly logos: number;
+  readonly pathos: number;
+  readonly abstract: number;
+}
+
+/** Default entry limits of a merged state; beyond them the oldest entries are dropped. */
+export const DEFAULT_MAX_SESSION_STATE_ENTRIES: SessionStateEntryLimits = Object.freeze({
+  logos: 200,
+  pathos: 30,
+  abstract: 50,
+});
+
+/** Options of `mergeSessionStates`. */
+export interface MergeSessionStateOptions {
+  /**
+   * Token Jaccard similarity (0 to 1) at or above which two entries are merged into one; 1 merges only entries that
+   * are equal once whitespace, case and surrounding punctuation are ignored.
+   * @default DEFAULT_MERGE_SIMILARITY (0.85)
+   */
+  readonly similarity?: number;
+  /**
+   * Most entries kept per list; the oldest entries beyond it are dropped.
+   * @default DEFAULT_MAX_SESSION_STATE_ENTRIES ({ logos: 200, pathos: 30, abstract: 50 })
+   */
+  readonly maxEntries?: Partial<SessionStateEntryLimits>;
+  /**
+   * Most characters of the whole state (see `sessionStateSize`); beyond it the oldest logos go first, then the
+   * oldest pathos and abstract entries, and last the summary is cut.
+   * @default Infinity
+   */
+  readonly maxChars?: number;
+}
+
+const LIST_FIELDS = ['logos', 'pathos', 'abstract'] as const;
+const EDGE_PUNCTUATION = /^[.,;:!?'"`()[\]{}<>«»“”‘’…*]+|[.,;:!?'"`()[\]{}<>«»“”‘’…*]+$/g;
+
+/**
+ * Merges a new state into the previous one: previous entries first, then new ones, duplicates and near-duplicates
+ * merged in place, each list capped by dropping its least important entries (see `entryPriority`: tool output
+ * lines first, what the user said last; the oldest first among equals). Deterministic and never mutates its inputs.
+ */
+export function mergeSessionStates(
+  previous: SessionState | undefined,
+  next: SessionState,
+  options: MergeSessionStateOptions = {},
+): SessionState {
+  const { similarity, limits, maxChars } = resolveOptions(options);
+  const lists = {} as Record<(typeof LIST_FIELDS)[number], string[]>;
+  for (const field of LIST_FIELDS) {
+    const entries = mergeEntries([...(previous?.[field] ?? []), ...next[field]], similarity);
+    lists[field] = keepMostImportant(entries, limits[field]);
+  }
+  const conversationSummary =
+    next.conversationSummary.trim() !== '' ? next.conversationSummary : (previous?.conversationSummary ?? '');
+  return fitToChars({ ...lists, conversationSummary }, maxChars);
+}
+
+/** Total characters of a state: every entry of every list plus the summary. */
+export function sessionStateSize(state: SessionState): number {
+  let size = state.conversationSummary.length;
+  for (const field of LIST_FIELDS) for (const entry of state[field]) size += entry.length;
+  return size;
+}
+
+/** Words of an entry, lowercased, with the punctuation around each word removed. */
+export function entryTokens(text: string): string[] {
+  const tokens: string[] = [];
+  for (const word of text.normalize('NFKC').toLowerCase().split(/\s+/)) {
+    const token = word.replace(EDGE_PUNCTUATION, '');
+    if (token !== '') tokens.push(token);
+  }
+  return tokens;
+}
+
+function resolveOptions(options: MergeSessionStateOptions) {
+  const similarity = options.similarity ?? DEFAULT_MERGE_SIMILARITY;
+  if (!(similarity > 0 && similarity <= 1)) {
+    throw new InvalidOptionError({ option: 'similarity', message: `expected a number in (0, 1], got ${similarity}` });
+  }
+  const limits = { ...DEFAULT_MAX_SESSION_STATE_ENTRIES, ...options.maxEntries };
+  for (const field of LIST_FIELDS) {
+    if (!Number.isInteger(limits[field]) || limits[field] < 0) {
+      throw new InvalidOptionError({
+        option: `maxEntries.${field}`,
+        message: `expected a whole number >= 0, got ${limits[field]}`,
+      });
+    }
+  }
+  const maxChars = options.maxChars ?? Number.POSITIVE_INFINITY;
+  if (!(maxChars >= 0)) {
+    throw new InvalidOptionError({ option: 'maxChars', message: `expected a number >= 0, got ${maxChars}` });
+  }
+  return { similarity, limits, maxChars };
+}
+
+interface KeptEntry {
+  text: string;
+  tokens: Set<string>;
+}
+
+function mergeEntries(entries: readonly string[], similarity: number): string[] {
+  const kept: KeptEntry[] = [];
+  const indexByKey = new Map<string, number>();
+  for (const entry of entries) {
+    const text = entry.trim();
+    if (text === '') continue;
+    const words = entryTokens(text);
+    const key = words.length > 0 ? words.join(' ') : text;
+    const tokens = new Set(words);
+    const index = indexByKey.get(key) ?? (similarity < 1 ? findSimilar(kept, tokens, similarity) : undefined);
+    indexByKey.set(key, index ?? kept.length);
+    if (index === undefined) {
+      kept.push({ text, tokens });
+      continue;
+    }
+    const existing = kept[index] as KeptEntry;
+    // The newer entry wins unless the older one says strictly more; it takes the older entry's place.
+    if (tokens.size >= existing.tokens.size) kept[index] = { text, tokens };
+  }
+  return kept.map((entry) => entry.text);
+}
+
+function findSimilar(kept: readonly KeptEntry[], tokens: Set<string>, similarity: number): number | undefined {
+  let best: number | undefined;
+  let bestScore = similarity;
+  for (let index = 0; index < kept.length; index++) {
+    const other = (kept[index] as KeptEntry).tokens;
+    const smaller = Math.min(other.size, tokens.size);
+    const larger = Math.max(other.size, tokens.size);
+    // Jaccard can never exceed smaller / larger, so most pairs are skipped without counting.
+    if (larger === 0 || smaller / larger < bestScore) continue;
+    let shared = 0;
+    for (const token of tokens) if (other.has(token)) shared++;
+    const score = shared / (tokens.size + other.size - shared);
+    if (score >= bestScore && (best === undefined || score > bestScore)) {
+      best = index;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+function fitToChars(state: SessionState, maxChars: number): SessionState {
+  let size = sessionStateSize(state);
+  if (size <= maxChars) return state;
+  const lists = { logos: [...state.logos], pathos: [...state.pathos], abstract: [...state.abstract] };
+  for (const field of LIST_FIELDS) {
+    const dropped = new Set<number>();
+    for (const index of dropOrder(lists[field])) {
+      if (size <= maxChars) break;
+      dropped.add(index);
+      size -= (lists[field][index] as string).length;
+    }
+    lists[field] = lists[field].filter((_, index) => !dropped.has(index));
+  }
+  const conversationSummary =
+    size > maxChars ? state.conversationSummary.slice(0, Math.max(0, maxChars)) : state.conversationSummary;
+  return { ...lists, conversationSummary };
+}

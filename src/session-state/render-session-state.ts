@@ -1,0 +1,35 @@
+import { DEFAULT_STATE_ACKNOWLEDGEMENT } from '../options/prompts.js';
+import type { Message } from '../transcript/transcript.js';
+import type { SessionState } from './session-state.js';
+
+/**
+ * Renders a state as the text of the synthetic user message. The state is JSON in which `<`, `>` and `&` are
+ * written as unicode escapes, so no text from the conversation can close the tag or open a forged one,
+ * while a model still reads the escaped characters as what they are.
+ */
+export function renderSessionState(state: SessionState): string {
+  const json = JSON.stringify(
+    {
+      logos: state.logos,
+      pathos: state.pathos,
+      abstract: state.abstract,
+      conversationSummary: state.conversationSummary,
+    },
+    null,
+    1,
+  )
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+  return `<session_state>\n${json}\n</session_state>`;
+}
+
+/** The synthetic pair placed right after the system prompt: the state as a user message and a short reply. */
+export function sessionStateMessages(state: SessionState, acknowledgement = DEFAULT_STATE_ACKNOWLEDGEMENT): Message[] {
+  return [
+    { role: 'user', parts: [{ type: 'text', text: renderSessionState(state) }], synthetic: 'session-state' },
+    { role: 'assistant', parts: [{ type: 'text', text: acknowledgement }], synthetic: 'acknowledgement' },
+  ];
+}

@@ -1,0 +1,233 @@
+/**
+ * What a shell command line does to files: which paths it reads, which it modifies, and which it only mentions.
+ * Program-aware for the usual agent commands (cat, sed, grep, tee, heredocs, mv/cp, git, python -c ...).
+ */
+import { fileOperand, hasFileName, looksLikePath, normalizePath, type PathContext } from './paths.js';
+import { lexShell, patchPaths, pythonFileAccess, type SimpleCommand } from './shell.js';
+
+/** Paths a command line touches, normalized and deduplicated, in order of appearance. */
+export interface CommandFiles {
+  readonly reads: string[];
+  readonly edits: string[];
+  /** Every path named: reads, edits and the rest (directories listed, scripts run, test targets). */
+  readonly files: string[];
+}
+
+/** Python scripts written earlier in a run, with the literal files their code reads and writes. */
+export type ScriptEffects = Map<string, { reads: string[]; edits: string[] }>;
+
+const READERS = new Set(['cat', 'head', 'tail', 'less', 'more', 'nl', 'bat', 'tac', 'view', 'open', 'xxd', 'od']);
+const SEARCHERS = new Set(['grep', 'egrep', 'fgrep', 'rg', 'ag', 'ack', 'git-grep']);
+const LISTERS = new Set(['ls', 'find', 'tree', 'du', 'stat', 'file', 'wc', 'mkdir', 'rmdir', 'rm', 'chmod', 'fd']);
+const SILENT = new Set(['echo', 'printf', 'export', 'set', 'unset', 'alias', 'true', 'false', 'exit', 'sleep', 'pwd']);
+const WRAPPERS = new Set([
+  'sudo',
+  'time',
+  'nohup',
+  'nice',
+  'command',
+  'exec',
+  'xvfb-run',
+  'stdbuf',
+  'npx',
+  'bunx',
+  'pnpx',
+]);
+const KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', '!', '{', '}', 'time']);
+const VALUE_OPTIONS: Record<string, string> = {
+  head: 'nc',
+  tail: 'nc',
+  nl: 'bdfhilnsvw',
+  grep: 'efmABCdD',
+  egrep: 'efmABCdD',
+  fgrep: 'efmABCdD',
+  rg: 'efmABCgtTM',
+  sed: 'efl',
+  awk: 'Fvf',
+  gawk: 'Fvf',
+  python: 'cmWX',
+  find: '',
+};
+
+/** The program name of a word: its last path segment ('/usr/bin/python3' → 'python3'). */
+export const programOf = (word: string | undefined): string => (word ?? '').slice((word ?? '').lastIndexOf('/') + 1);
+export const isPython = (program: string): boolean => /^(?:python[\d.]*|pypy[\d.]*)$/.test(program);
+
+/** Drops leading `VAR=value` assignments, shell keywords and wrappers (`timeout 60`, `poetry run`, `env`, `npx`). */
+export function unwrap(command: SimpleCommand): { words: string[]; quoted: boolean[] } {
+  let k = 0;
+  const { words } = command;
+  for (;;) {
+    const w = words[k];
+    const p = programOf(w);
+    if (w === undefined) break;
+    if (/^[A-Za-z_]\w*=/.test(w) || KEYWORDS.has(w) || WRAPPERS.has(p) || p === 'env') k++;
+    else if (p === 'timeout') k += /^\d/.test(words[k + 1] ?? '') ? 2 : 1;
+    else if (/^(?:poetry|uv|pipenv|pdm|hatch|rye)$/.test(p) && words[k + 1] === 'run') k += 2;
+    else if (p === 'conda' && words[k + 1] === 'run') k += words[k + 2] === '-n' ? 4 : 2;
+    else if (/^(?:pnpm|yarn|npm)$/.test(p) && /^(?:exec|dlx)$/.test(words[k + 1] ?? '')) k += 2;
+    else break;
+  }
+  return { words: words.slice(k), quoted: command.quoted.slice(k) };
+}
+
+/** Splits options from operands: short clusters (`-nC 5`), long options (`--x=v`), and `--`. */
+function operands(args: string[], valueLetters: string, longWithValue: readonly string[] = []) {
+  const positional: number[] = [];
+  const options: string[] = [];
+  const values: string[] = [];
+  let onlyOperands = false;
+  for (let k = 0; k < args.length; k++) {
+    const a = args[k] as string;
+    if (onlyOperands || !a.startsWith('-') || a === '-') positional.push(k);
+    else if (a === '--') onlyOperands = true;
+    else if (a.startsWith('--')) {
+      options.push(a);
+      const eq = a.indexOf('=');
+      if (eq > 0) values.push(a.slice(eq + 1));
+      else if (longWithValue.includes(a)) values.push(args[++k] ?? '');
+    } else {
+      options.push(a);
+      for (let j = 1; j < a.length; j++) {
+        if (!valueLetters.includes(a[j] as string)) continue;
+        if (j === a.length - 1) values.push(args[++k] ?? '');
+        break;
+      }
+    }
+  }
+  return { positional, options, values };
+}
+
+/** Reads, edits and mentions of a whole command line; `cd X &&` anchors the paths that follow. */
+export function commandFiles(text: string, scripts?: ScriptEffects, start: PathContext = {}): CommandFiles {
+  const reads: string[] = [];
+  const edits: string[] = [];
+  const files: string[] = [];
+  let context: PathContext = { ...start };
+  const add = (list: string[], raw: string | undefined, strict = false) => {
+    const found = raw === undefined ? undefined : strict ? looksLikePath(raw) : fileOperand(raw);
+    if (!found) return;
+    const path = normalizePath(found, context);
+    if (path === '' || path === '/') return;
+    if (list !== files && !list.includes(path)) list.push(path);
+    if (!files.includes(path)) files.push(path);
+  };
+  const mention = (raw: string | undefined) => add(files, raw, true);
+
+  for (const command of lexShell(text)) {
+    const { words, quoted } = unwrap(command);
+    const program = programOf(words[0]);
+    const args = words.slice(1);
+    for (const { op, target } of command.redirects) {
+      if (op === '<') add(reads, target);
+      else if (op !== '<<<' && !/^\/dev\//.test(target)) add(edits, target);
+    }
+    if (program === 'cd') {
+      const target = args[0];
+      if (target && !target.startsWith('-')) context = cdInto(context, target);
+      continue;
+    }
+    if (command.heredoc !== undefined) {
+      const heredoc = command.heredoc;
+      if (/^(?:patch|apply_patch)$/.test(program) || (program === 'git' && args[0] === 'apply'))
+        for (const path of patchPaths(heredoc)) add(edits, path);
+      if (isPython(program) && (args.length === 0 || args[0] === '-')) pythonEffects(heredoc, reads, edits, add);
+      const written = command.redirects.find((r) => r.op === '>' || r.op === '>>')?.target;
+      if (scripts && written && /\.py$/.test(written)) {
+        const effect = pythonFileAccess(heredoc);
+        if (effect.edits.length + effect.reads.length > 0) scripts.set(normalizePath(written, context), effect);
+      }
+    }
+    if (program === '' || SILENT.has(program) || program === 'for' || program === 'case') continue;
+    const opts = operands(args, VALUE_OPTIONS[isPython(program) ? 'python' : program] ?? '', [
+      '--include',
+      '--exclude',
+    ]);
+    const operandWords = opts.positional.map((k) => args[k] as string);
+    if (READERS.has(program)) for (const w of operandWords) add(reads, w);
+    else if (SEARCHERS.has(program)) {
+      const explicit = opts.options.some((o) => /^-[^-]*[ef]|^--(?:regexp|file)/.test(o));
+      for (const w of explicit ? operandWords : operandWords.slice(1)) add(hasFileName(w) ? reads : files, w);
+    } else if (program === 'sed') {
+      const inPlace = opts.options.some((o) => /^-[^-]*i|^--in-place/.test(o));
+      const explicit = opts.options.some((o) => /^-[^-]*[ef]|^--(?:expression|file)/.test(o));
+      for (const w of explicit ? operandWords : operandWords.slice(1)) add(inPlace ? edits : reads, w);
+    } else if (program === 'awk' || program === 'gawk') {
+      for (const w of operandWords.slice(opts.options.includes('-f') ? 0 : 1)) add(reads, w);
+    } else if (program === 'tee' || program === 'touch' || program === 'truncate') {
+      for (const w of operandWords) add(edits, w);
+    } else if (program === 'mv') {
+      for (const w of operandWords) add(edits, w);
+    } else if (program === 'cp') {
+      for (const [k, w] of operandWords.entries()) add(k === operandWords.length - 1 ? edits : reads, w);
+    } else if (program === 'git') gitFiles(operandWords, add, edits, reads, files);
+    else if (isPython(program)) {
+      const code = args[args.indexOf('-c') + 1];
+      if (args.includes('-c') && code !== undefined) pythonEffects(code, reads, edits, add);
+      else {
+        for (const w of operandWords) mention(w);
+        const script = operandWords[0] && normalizePath(operandWords[0], context);
+        const effect = script ? scripts?.get(script) : undefined;
+        if (effect && !args.includes('-m')) {
+          for (const path of effect.reads) add(reads, path);
+          for (const path of effect.edits) add(edits, path);
+        }
+      }
+    } else if (/^(?:bash|sh|zsh)$/.test(program) && args[0] === '-c' && args[1] !== undefined) {
+      const inner = commandFiles(args[1], scripts, context);
+      for (const path of inner.reads) add(reads, path);
+      for (const path of inner.edits) add(edits, path);
+      for (const path of inner.files) add(files, path);
+    } else if (LISTERS.has(program) || program === 'find') {
+      for (const w of program === 'find' ? args.slice(0, leadingOperands(args)) : operandWords) add(files, w);
+    } else {
+      for (const k of [-1, ...opts.positional]) {
+        const w = k < 0 ? (words[0] as string) : (args[k] as string);
+        if (quoted[k + 1] && /\s/.test(w)) for (const token of w.split(/\s+/)) mention(token);
+        else if (k >= 0 || programOf(w) !== w) mention(w);
+      }
+      for (const value of opts.values) mention(value);
+    }
+  }
+  return { reads, edits, files };
+}
+
+/** `cd` into a directory: an absolute directory becomes the root (below /testbed it becomes the relative cwd). */
+function cdInto(context: PathContext, target: string): PathContext {
+  if (target.startsWith('/')) {
+    const normalized = normalizePath(target);
+    if (normalized === '/testbed' || !normalized.startsWith('/'))
+      return { root: '/testbed', cwd: normalized === '/testbed' ? undefined : normalized };
+    return { root: target.replace(/\/+$/, ''), cwd: undefined };
+  }
+  if (target.startsWith('~') || target.startsWith('$')) return context;
+  const cwd = normalizePath(target, context);
+  return { ...context, cwd: cwd === '' ? undefined : cwd };
+}
+
+/** Number of `find` operands before its expression (`find a b -name x`). */
+function leadingOperands(args: string[]): number {
+  const k = args.findIndex((a) => a.startsWith('-') || a === '(' || a === '!');
+  return k < 0 ? args.length : k;
+}
+
+function pythonEffects(code: string, reads: string[], edits: string[], add: (l: string[], p: string) => void) {
+  const effect = pythonFileAccess(code);
+  for (const path of effect.reads) add(reads, path);
+  for (const path of effect.edits) add(edits, path);
+}
+
+/** git: checkout/restore/mv change files; apply reads a patch; other subcommands only mention paths. */
+function gitFiles(
+  operandsOf: string[],
+  add: (list: string[], raw: string | undefined, strict?: boolean) => void,
+  edits: string[],
+  reads: string[],
+  files: string[],
+) {
+  const [sub, ...rest] = operandsOf;
+  if (sub === 'checkout' || sub === 'restore' || sub === 'mv') for (const w of rest) add(edits, w, true);
+  else if (sub === 'apply' || sub === 'am') for (const w of rest) add(reads, w);
+  else if (sub === 'show') for (const w of rest) add(files, w.replace(/^[^:\s]*:/, ''), true);
+  else for (const w of rest) add(files, w, true);
+}

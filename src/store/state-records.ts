@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { hashString } from '../counting/hash.js';
+import { SessionStateSchema } from '../session-state/session-state.js';
+import type { StateStore } from './state-store.js';
+
+/** Version of the stored record format; part of every key. */
+export const STATE_FORMAT_VERSION = 2;
+
+const StateRecordSchema = z.object({
+  version: z.literal(STATE_FORMAT_VERSION),
+  /** The record speaks of the first `through` messages (system excluded): its key is their hash. */
+  through: z.number().int().nonnegative(),
+  prefixHash: z.string(),
+  /** How many leading messages left the prompt: folded into the state, or dropped. */
+  coveredCount: z.number().int().nonnegative(),
+  state: SessionStateSchema.optional(),
+  /** Messages dropped without being summarized (a failed summarizer over the hard limit). */
+  droppedCount: z.number().int().nonnegative(),
+  /** Keys of the masked tool results (the call id, `#n` added for repeated ids), in the order they were masked. */
+  masked: z.array(z.string()),
+  /** Reasons of masks that were stale rather than old, by key. */
+  maskReasons: z.record(z.string(), z.string()).optional(),
+});
+
+/** What the store keeps for one compression point: the fold, the state and the masked results. */
+export type StateRecord = z.infer<typeof StateRecordSchema>;
+
+const IndexSchema = z.array(z.object({ through: z.number().int(), prefixHash: z.string() }));
+
+/** Compression points remembered per conversation anchor. */
+export const MAX_INDEXED_CUTS = 64;
+
+/**
+ * Content-addressed records: a record about the first k messages lives under a hash of those k messages. An index
+ * per conversation (keyed by its first message) lists the known points, so a call finds the deepest record whose
+ * messages still match in two reads, whatever server instance wrote it.
+ */
+export class StateRecords {
+  constructor(
+    private readonly store: StateStore,
+    private readonly ttlMs: number | undefined,
+  ) {}
+
+  private recordKey(namespace: string, through: number, prefixHash: string): string {
+    return `cc:${STATE_FORMAT_VERSION}:${hashString(namespace)}:state:${through}:${prefixHash}`;
+  }
+
+  private indexKey(namespace: string, anchor: string): string {
+    return `cc:${STATE_FORMAT_VERSION}:${hashString(namespace)}:index:${anchor}`;
+  }
+
+  /** The deepest record whose prefix matches the current messages, among those about at most `maxThrough`. */
+  async find({
+    namespace,
+    anchor,
+    prefixHashes,
+    maxThrough,
+  }: {
+    namespace: string;
+    anchor: string;
+    prefixHashes: readonly number[];
+    maxThrough: number;
+  }): Promise<StateRecord | undefined> {
+    const index = IndexSchema.safeParse(await this.store.get(this.indexKey(namespace, anchor)));
+    if (!index.success) return undefined;
+    const candidates = index.data
+      .filter((cut) => cut.through <= maxThrough && prefixHashes[cut.through]?.toString(36) === cut.prefixHash)
+      .sort((a, b) => b.through - a.through);
+    for (const cut of candidates) {
+      const record = StateRecordSchema.safeParse(
+        await this.store.get(this.recordKey(namespace, cut.through, cut.prefixHash)),
+      );
+      if (record.success && record.data.prefixHash === cut.prefixHash) return record.data;
+    }
+    return undefined;
+  }
+
+  /** Saves a record and adds it to the conversation's index. */
+  async save({ namespace, anchor, record }: { namespace: string; anchor: string; record: StateRecord }): Promise<void> {
+    const options = this.ttlMs ? { ttlMs: this.ttlMs } : undefined;
+    await this.store.set(this.recordKey(namespace, record.through, record.prefixHash), record, options);
+    const indexKey = this.indexKey(namespace, anchor);
+    const existing = IndexSchema.safeParse(await this.store.get(indexKey));
+    const cuts = (existing.success ? existing.data : []).filter(
+      (cut) => !(cut.through === record.through && cut.prefixHash === record.prefixHash),
+    );
+    cuts.push({ through: record.through, prefixHash: record.prefixHash });
+    await this.store.set(indexKey, cuts.slice(-MAX_INDEXED_CUTS), options);
+  }
+}

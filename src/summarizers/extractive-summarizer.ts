@@ -1,0 +1,215 @@
+import { InvalidOptionError } from '../errors.js';
+import {
+  entryTokens,
+  type MergeSessionStateOptions,
+  mergeSessionStates,
+} from '../session-state/merge-session-state.js';
+import type { SessionState } from '../session-state/session-state.js';
+import { type Message, type Role, stableStringify } from '../transcript/transcript.js';
+import { SPEAKER_LABEL, sentences, signalScore, TEST_SUMMARY, worthKeeping } from './fact-signals.js';
+import { definedTerms, pathosOf } from './style-signals.js';
+import type { Summarizer } from './summarizer.js';
+
+/** Options of `extractiveSummarizer`. */
+export interface ExtractiveSummarizerOptions {
+  /** Most logos entries one fold adds; the highest-scoring sentences win. @default 40 */
+  readonly maxLogos?: number;
+  /** Longest kept sentence or line, in characters; longer ones are cut and end with `…`. @default 300 */
+  readonly maxSentenceChars?: number;
+  /** Most lines kept from one tool result, besides the line that names the call. @default 3 */
+  readonly maxToolLines?: number;
+  /** Most characters of the whole merged state; the oldest entries are dropped first. @default 12000 */
+  readonly maxChars?: number;
+  /** How the new state is merged into the previous one (similarity, entry limits). @default {} */
+  readonly merge?: Omit<MergeSessionStateOptions, 'maxChars'>;
+}
+
+/** Defaults of `extractiveSummarizer`. */
+export const DEFAULT_EXTRACTIVE_SUMMARIZER_OPTIONS = Object.freeze({
+  maxLogos: 40,
+  maxSentenceChars: 300,
+  maxToolLines: 3,
+  maxChars: 12_000,
+});
+
+const SOURCE_WEIGHT = { text: 1, tool: 0.7, code: 0.5, reasoning: 0.5 } as const;
+const SUMMARY_SNIPPET_CHARS = 160;
+
+interface Candidate {
+  text: string;
+  score: number;
+  order: number;
+}
+
+/**
+ * The offline default summarizer: no model, fully deterministic. It keeps fact-bearing sentences verbatim (numbers,
+ * dates, names, identifiers, paths, URLs, constraints, decisions, errors), a few lines per tool result, a small
+ * style heuristic as pathos and the terms the user defines as abstract, then merges with the previous state.
+ */
+export function extractiveSummarizer(options: ExtractiveSummarizerOptions = {}): Summarizer {
+  const resolved = { ...DEFAULT_EXTRACTIVE_SUMMARIZER_OPTIONS, ...options };
+  for (const option of ['maxLogos', 'maxSentenceChars', 'maxToolLines', 'maxChars'] as const) {
+    if (!Number.isInteger(resolved[option]) || resolved[option] < (option === 'maxSentenceChars' ? 2 : 0)) {
+      throw new InvalidOptionError({ option, message: `expected a whole number, got ${resolved[option]}` });
+    }
+  }
+  mergeSessionStates(undefined, emptyState(), resolved.merge); // fails now on invalid merge options, not at fold time
+  return {
+    name: 'extractive',
+    async summarize({ messages, previous, abortSignal }) {
+      abortSignal?.throwIfAborted();
+      const next = extractSessionState(messages, previous, resolved);
+      return mergeSessionStates(previous, next, { ...resolved.merge, maxChars: resolved.maxChars });
+    },
+  };
+}
+
+function extractSessionState(
+  messages: readonly Message[],
+  previous: SessionState | undefined,
+  options: Required<Omit<ExtractiveSummarizerOptions, 'merge'>>,
+): SessionState {
+  const cut = (text: string) => cutText(text.replace(/\s+/g, ' ').trim(), options.maxSentenceChars);
+  const candidates: Candidate[] = [];
+  const add = (text: string, score: number) => candidates.push({ text, score, order: candidates.length });
+  const calls = new Map<string, { name: string; candidate: Candidate }>();
+  const speakers = repeatedSpeakerLabels(messages);
+  // Participants addressing each other by name ("Thanks, Mel!") is not a fact, so their names carry no signal.
+  const speakerNames = new Set([...speakers].flatMap((key) => key.slice(key.indexOf(':') + 1).split(' ')));
+  const counts: Record<Role, number> = { system: 0, user: 0, assistant: 0, tool: 0 };
+  const userTexts: string[] = [];
+  let firstUserText = '';
+  let lastUserText = '';
+  let lastAssistantText = '';
+  for (const message of messages) {
+    if (message.synthetic) continue; // engine-made messages repeat the previous state or carry no facts
+    counts[message.role]++;
+    for (const part of message.parts) {
+      if (part.type === 'text' || part.type === 'reasoning' || part.type === 'other') {
+        const label = SPEAKER_LABEL.exec(part.text)?.[1];
+        const speaker = label && speakers.has(`${message.role}:${label}`) ? label : undefined;
+        const text = speaker ? part.text.slice(part.text.indexOf(':') + 1) : part.text;
+        const prefix = speaker ? `${speaker} (${message.role})` : message.role;
+        const weight = part.type === 'reasoning' ? SOURCE_WEIGHT.reasoning : SOURCE_WEIGHT.text;
+        for (const [sentence, inCode] of sentences(text)) {
+          const kept = cut(sentence);
+          add(`${prefix}: ${kept}`, worthKeeping(kept, speakerNames) * (inCode ? SOURCE_WEIGHT.code : weight));
+        }
+        if (part.type === 'text' && message.role === 'user' && part.text.trim() !== '') {
+          userTexts.push(text);
+          firstUserText ||= part.text.trim();
+          lastUserText = part.text.trim();
+        }
+        if (part.type === 'text' && message.role === 'assistant' && part.text.trim() !== '') {
+          lastAssistantText = part.text.trim();
+        }
+      } else if (part.type === 'tool-call') {
+        const call = `${part.name}(${cutText(describeArgs(part.args), 120)})`;
+        const candidate = { text: `assistant called ${call}`, score: 1 + signalScore(call), order: candidates.length };
+        candidates.push(candidate);
+        calls.set(part.id, { name: part.name, candidate });
+      } else if (part.type === 'tool-result') {
+        const call = calls.get(part.callId);
+        const name = call?.name ?? part.name;
+        const lines = toolLines(part.output, options.maxToolLines, cut);
+        const outcome = part.isError ? 'error, ' : '';
+        const inline = part.output.length <= 120 && !part.output.includes('\n');
+        const summary = inline ? `-> ${outcome}${part.output.trim() || 'empty'}` : `-> ${outcome}${lines.total} lines`;
+        if (call) call.candidate.text = `tool ${call.candidate.text.slice('assistant called '.length)} ${summary}`;
+        else add(`tool ${name} ${summary}`, 1 + (part.isError ? 2 : 0));
+        if (!inline) for (const line of lines.kept) add(`tool ${name}: ${line.text}`, line.score * SOURCE_WEIGHT.tool);
+      }
+    }
+  }
+  return {
+    logos: selectLogos(candidates, options.maxLogos),
+    pathos: pathosOf(userTexts),
+    abstract: definedTerms(userTexts, cut),
+    conversationSummary: summaryOf(counts, firstUserText, lastAssistantText || lastUserText, previous),
+  };
+}
+
+/** Speaker labels (`Name: ...`) that open at least two messages of one role, so they name people, not headings. */
+function repeatedSpeakerLabels(messages: readonly Message[]): Set<string> {
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const message of messages) {
+    const first = message.parts[0];
+    const label = first?.type === 'text' ? SPEAKER_LABEL.exec(first.text)?.[1] : undefined;
+    if (!label) continue;
+    const key = `${message.role}:${label}`;
+    if (seen.has(key)) repeated.add(key);
+    seen.add(key);
+  }
+  return repeated;
+}
+
+function toolLines(output: string, maxLines: number, cut: (text: string) => string) {
+  const kept: { text: string; score: number; order: number }[] = [];
+  let total = 0;
+  let start = 0;
+  while (start < output.length) {
+    const newline = output.indexOf('\n', start);
+    const end = newline === -1 ? output.length : newline;
+    // Only the start of a very long line is read: it is cut to maxSentenceChars anyway, and this keeps scans linear.
+    const line = cut(output.slice(start, Math.min(end, start + 4 * 1024)));
+    start = end + 1;
+    total++;
+    if (line === '' || maxLines === 0) continue;
+    const score = signalScore(line) + (TEST_SUMMARY.test(line) ? 3 : 0);
+    if (score < 3) continue;
+    // Later lines win ties: summaries and the last line of a traceback come at the end of an output.
+    kept.push({ text: line, score, order: total });
+    kept.sort((left, right) => right.score - left.score || right.order - left.order);
+    if (kept.length > maxLines) kept.pop();
+  }
+  return { total, kept: kept.sort((left, right) => left.order - right.order) };
+}
+
+function describeArgs(args: unknown): string {
+  if (args && typeof args === 'object' && !Array.isArray(args)) {
+    const values = Object.values(args as Record<string, unknown>);
+    if (values.length === 1 && typeof values[0] === 'string') return values[0].replace(/\s+/g, ' ');
+  }
+  return stableStringify(args).replace(/\s+/g, ' ');
+}
+
+function selectLogos(candidates: readonly Candidate[], maxLogos: number): string[] {
+  const byKey = new Map<string, Candidate>();
+  for (const candidate of candidates) {
+    if (candidate.score <= 0) continue;
+    const key = entryTokens(candidate.text).join(' ');
+    const existing = byKey.get(key);
+    if (!existing || candidate.score > existing.score) byKey.set(key, candidate);
+  }
+  // Highest score first; among equals the newer sentence wins, since later turns tend to supersede earlier ones.
+  const ranked = [...byKey.values()].sort((left, right) => right.score - left.score || right.order - left.order);
+  return ranked
+    .slice(0, maxLogos)
+    .sort((left, right) => left.order - right.order)
+    .map((candidate) => candidate.text);
+}
+
+function summaryOf(counts: Record<Role, number>, first: string, latest: string, previous: SessionState | undefined) {
+  const total = counts.system + counts.user + counts.assistant + counts.tool;
+  if (total === 0) return '';
+  const after = previous?.conversationSummary ? ' after earlier folds' : '';
+  const parts = [
+    `Folded ${total} messages (${counts.user} user, ${counts.assistant} assistant, ${counts.tool} tool)${after}.`,
+  ];
+  const snippet = (text: string) => {
+    const cutSnippet = cutText(text.replace(/\s+/g, ' '), SUMMARY_SNIPPET_CHARS);
+    return /[.!?…]$/.test(cutSnippet) ? cutSnippet : `${cutSnippet}.`;
+  };
+  if (first) parts.push(`First request: ${snippet(first)}`);
+  if (latest && latest !== first) parts.push(`Latest: ${snippet(latest)}`);
+  return parts.join(' ');
+}
+
+function cutText(text: string, maxChars: number): string {
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1).trimEnd()}…`;
+}
+
+function emptyState(): SessionState {
+  return { logos: [], pathos: [], abstract: [], conversationSummary: '' };
+}

@@ -1,0 +1,42 @@
+import { SummarizerError } from '../errors.js';
+import { type SessionState, SessionStateSchema } from '../session-state/session-state.js';
+import type { Message } from '../transcript/transcript.js';
+import type { Summarizer } from './summarizer.js';
+
+/**
+ * Runs a summarizer with a timeout and validates what it returns. Every failure becomes a SummarizerError, so
+ * the engine can fall back without ever writing error text into the state.
+ */
+export async function runSummarizer(
+  summarizer: Summarizer,
+  {
+    messages,
+    previous,
+    timeoutMs,
+  }: { messages: readonly Message[]; previous: SessionState | undefined; timeoutMs: number },
+): Promise<SessionState> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new SummarizerError({ summarizer: summarizer.name, reason: 'timeout' }));
+    }, timeoutMs);
+  });
+  try {
+    const output = await Promise.race([
+      Promise.resolve().then(() => summarizer.summarize({ messages, previous, abortSignal: controller.signal })),
+      timeout,
+    ]);
+    const parsed = SessionStateSchema.safeParse(output);
+    if (!parsed.success) {
+      throw new SummarizerError({ summarizer: summarizer.name, reason: 'invalid-output', cause: parsed.error });
+    }
+    return parsed.data;
+  } catch (error) {
+    if (SummarizerError.isInstance(error)) throw error;
+    throw new SummarizerError({ summarizer: summarizer.name, reason: 'threw', cause: error });
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,28 @@
+import type { SessionState } from '../session-state/session-state.js';
+import type { Message } from '../transcript/transcript.js';
+
+/** What a summarizer receives: the messages to fold and the state that already covers earlier ones. */
+export interface SummarizeInput {
+  /** The messages leaving the prompt, oldest first. */
+  readonly messages: readonly Message[];
+  /** The state covering everything before `messages`, if any; the result must merge it. */
+  readonly previous: SessionState | undefined;
+  /** Aborted when the engine's timeout passes. */
+  readonly abortSignal: AbortSignal;
+}
+
+/** Folds messages into a SessionState, merged with the previous one. */
+export interface Summarizer {
+  /** A short name for events and logs, e.g. `extractive` or `model:gpt-4o-mini`. */
+  readonly name: string;
+  summarize(input: SummarizeInput): Promise<SessionState>;
+}
+
+/** A plain async function that folds messages into a state. */
+export type SummarizeFunction = (input: SummarizeInput) => Promise<SessionState> | SessionState;
+
+/** Accepts a summarizer object or a plain function and returns a summarizer. */
+export function toSummarizer(summarizer: Summarizer | SummarizeFunction): Summarizer {
+  if (typeof summarizer === 'function') return { name: 'function', summarize: async (input) => summarizer(input) };
+  return summarizer;
+}

@@ -1,0 +1,140 @@
+import { DEFAULT_INTENT_TRANSITIONS, type Intent, moduleOf, type StepSignals } from '../signals/transcript-signals.js';
+import type { Message } from '../transcript/transcript.js';
+import type { TriggerName } from './decisions.js';
+
+/** Which semantic detectors run, and how much a semantic fold must free. */
+export interface SemanticTriggerOptions {
+  /** Edit -> test -> pass sequences and explicit completion statements. @default true */
+  subtask?: boolean;
+  /** Transitions of the assistant's intent, e.g. EXPLORE -> IMPLEMENT. @default true */
+  intent?: boolean;
+  /** A switch of working file after edits. @default true */
+  file?: boolean;
+  /** A switch of module (leading directories) after edits. @default true */
+  module?: boolean;
+  /** A test that passes after it failed. @default true */
+  test?: boolean;
+  /** A successful state-changing API call of a function-calling agent (update_, book_, cancel_, ...). @default true */
+  api?: boolean;
+  /** Intent transitions that end a segment. @default DEFAULT_INTENT_TRANSITIONS */
+  transitions?: ReadonlyArray<readonly [Intent, Intent]>;
+  /** A semantic fold below the budget threshold must free at least this many tokens. @default 2000 */
+  minTokens?: number;
+}
+
+/** Defaults of the semantic triggers. */
+export const DEFAULT_SEMANTIC_TRIGGER_OPTIONS = Object.freeze({
+  subtask: true,
+  intent: true,
+  file: true,
+  module: true,
+  test: true,
+  api: true,
+  transitions: DEFAULT_INTENT_TRANSITIONS,
+  minTokens: 2_000,
+});
+
+/** The end of a finished segment: everything before `messageIndex` may be folded. */
+export interface Boundary {
+  readonly trigger: TriggerName;
+  /** The step that starts after the boundary. */
+  readonly stepIndex: number;
+  /** Index of that step's assistant message: the fold point. */
+  readonly messageIndex: number;
+  readonly confidence: number;
+  readonly details: string;
+}
+
+/** A module or test target as a reader would name it. */
+const named = (name: string) => (name === '.' ? 'the repository root' : name === '*' ? 'the test suite' : name);
+
+const MUTATING_API =
+  /^(?:update|book|cancel|create|send|delete|modify|transfer|add|remove|submit|set|exchange|return)_/i;
+
+/**
+ * Finds the segment boundaries of an agent transcript from its step signals, in step order. Only boundaries before
+ * the current (last) step are returned, so a fold never touches the step the model is working on.
+ */
+export function findBoundaries(
+  messages: readonly Message[],
+  steps: readonly StepSignals[],
+  options: SemanticTriggerOptions = {},
+): Boundary[] {
+  const settings = { ...DEFAULT_SEMANTIC_TRIGGER_OPTIONS, ...options };
+  const boundaries: Boundary[] = [];
+  const at = (stepIndex: number, trigger: TriggerName, confidence: number, details: string) => {
+    const step = steps[stepIndex];
+    if (!step || stepIndex >= steps.length - 1) return;
+    boundaries.push({ trigger, stepIndex, messageIndex: step.messageIndex, confidence, details });
+  };
+  let editedSinceBoundary: string[] = [];
+  const failedTargets = new Set<string>();
+  steps.forEach((step, index) => {
+    const previous = steps[index - 1];
+    if (previous && settings.intent) {
+      const transition = settings.transitions.find(([from, to]) => previous.intent === from && step.intent === to);
+      if (transition)
+        at(index, 'intent', 0.6, `intent changed from ${transition[0]} to ${transition[1]} at step ${index + 1}`);
+    }
+    const working = [...step.edits, ...step.reads];
+    if (
+      previous &&
+      editedSinceBoundary.length > 0 &&
+      working.length > 0 &&
+      working.every((file) => !editedSinceBoundary.includes(file))
+    ) {
+      const before = new Set(editedSinceBoundary.map((file) => moduleOf(file)));
+      if (settings.module && working.every((file) => !before.has(moduleOf(file)))) {
+        at(
+          index,
+          'boundary:module',
+          0.7,
+          `work moved from ${[...before].map(named).join(', ')} to ${named(moduleOf(working[0] as string))} at step ${index + 1}`,
+        );
+      } else if (settings.file) {
+        at(
+          index,
+          'boundary:file',
+          0.5,
+          `work moved from ${editedSinceBoundary.join(', ')} to ${working[0]} at step ${index + 1}`,
+        );
+      }
+    }
+    editedSinceBoundary.push(...step.edits.filter((file) => !editedSinceBoundary.includes(file)));
+    if (step.test?.outcome === 'pass') {
+      if (settings.subtask && editedSinceBoundary.length > 0) {
+        at(
+          index + 1,
+          'subtask',
+          0.9,
+          `edit -> test -> pass: ${named(step.test.target)} passed at step ${index + 1} after edits of ${editedSinceBoundary.join(', ')}`,
+        );
+        editedSinceBoundary = [];
+      }
+      if (settings.test && failedTargets.has(step.test.target)) {
+        at(index + 1, 'boundary:test', 0.85, `${named(step.test.target)} passed at step ${index + 1} after failing`);
+        failedTargets.delete(step.test.target);
+      }
+    } else if (step.test && step.test.outcome !== 'unknown') failedTargets.add(step.test.target);
+    if (settings.subtask && step.completion)
+      at(index + 1, 'subtask', 0.8, `the assistant declared a task done at step ${index + 1}`);
+    if (settings.api) {
+      const message = messages[step.messageIndex];
+      const mutating = message?.parts.find((part) => part.type === 'tool-call' && MUTATING_API.test(part.name));
+      const failed = step.resultIndexes.some((resultIndex) =>
+        messages[resultIndex]?.parts.some(
+          (part) => part.type === 'tool-result' && (part.isError || /^error\b/i.test(part.output)),
+        ),
+      );
+      if (mutating?.type === 'tool-call' && !failed)
+        at(index + 1, 'boundary:api', 0.6, `${mutating.name} succeeded at step ${index + 1}`);
+    }
+  });
+  // one boundary per step: the most confident one
+  const best = new Map<number, Boundary>();
+  for (const boundary of boundaries) {
+    const current = best.get(boundary.stepIndex);
+    if (!current || boundary.confidence > current.confidence) best.set(boundary.stepIndex, boundary);
+  }
+  return [...best.values()].sort((a, b) => a.stepIndex - b.stepIndex);
+}

@@ -1,0 +1,92 @@
+import { cutPoints } from '../transcript/tool-pairs.js';
+import type { Message } from '../transcript/transcript.js';
+
+/**
+ * Token arithmetic of the assembled prompt for any fold point, precomputed once per call:
+ * `[fixed: system + tools] [state pair] [pinned user message?] [messages from the fold point on]`.
+ *
+ * A fold point is a cut where no tool call is separated from its result. When the kept part starts in the middle
+ * of a turn, the last user message before the cut is pinned verbatim after the state pair, so the model always sees
+ * what it is working on and the layout changes only when a fold happens (never when a later user message arrives).
+ */
+export class FoldLayout {
+  /** Valid fold points, ascending; never 0, never past the last message. */
+  readonly cuts: readonly number[];
+  private readonly suffix: number[];
+  private readonly lastUserBefore: number[];
+
+  constructor(
+    private readonly messages: readonly Message[],
+    private readonly tokens: readonly number[],
+    readonly fixedTokens: number,
+  ) {
+    this.cuts = cutPoints(messages).filter((cut) => cut < messages.length);
+    this.suffix = new Array<number>(messages.length + 1).fill(0);
+    for (let index = messages.length - 1; index >= 0; index--) {
+      this.suffix[index] = (this.suffix[index + 1] as number) + (tokens[index] as number);
+    }
+    this.lastUserBefore = new Array<number>(messages.length + 1).fill(-1);
+    for (let index = 1; index <= messages.length; index++) {
+      this.lastUserBefore[index] =
+        messages[index - 1]?.role === 'user' ? index - 1 : (this.lastUserBefore[index - 1] as number);
+    }
+  }
+
+  /** Whether a message index is a valid fold point. */
+  isCut(index: number): boolean {
+    if (!this.cutFlags) {
+      this.cutFlags = new Uint8Array(this.messages.length + 1);
+      for (const cut of this.cuts) this.cutFlags[cut] = 1;
+    }
+    return this.cutFlags[index] === 1;
+  }
+
+  private cutFlags: Uint8Array | undefined;
+
+  /** The index of the user message pinned after the state pair for a fold point, or -1. */
+  pinned(covered: number): number {
+    if (covered === 0 || covered >= this.messages.length || this.messages[covered]?.role === 'user') return -1;
+    return this.lastUserBefore[covered] as number;
+  }
+
+  /** Tokens of the whole prompt for a fold point and a state of `stateTokens` (0 when there is no state). */
+  total(covered: number, stateTokens: number): number {
+    const pinned = this.pinned(covered);
+    return (
+      this.fixedTokens +
+      stateTokens +
+      (pinned >= 0 ? (this.tokens[pinned] as number) : 0) +
+      (this.suffix[covered] as number)
+    );
+  }
+
+  /**
+   * The fold point for a compression beyond `covered`: the first one whose prompt fits `targetTokens`, preferring
+   * the start of a turn (a user message), so chats fold whole turns; the deepest one when none fits. With `force`,
+   * everything up to the latest user message (or the last step). Undefined when nothing can be folded.
+   */
+  chooseCut({
+    covered,
+    stateTokens,
+    targetTokens,
+    force = false,
+  }: {
+    covered: number;
+    stateTokens: number;
+    targetTokens: number;
+    force?: boolean;
+  }): number | undefined {
+    const candidates = this.cuts.filter((cut) => cut > covered);
+    if (candidates.length === 0) return undefined;
+    if (force) {
+      const latestUser = this.lastUserBefore[this.messages.length] as number;
+      return candidates.includes(latestUser) ? latestUser : candidates.at(-1);
+    }
+    const fits = (cut: number) => this.total(cut, stateTokens) <= targetTokens;
+    return (
+      candidates.find((cut) => this.messages[cut]?.role === 'user' && fits(cut)) ??
+      candidates.find(fits) ??
+      candidates.at(-1)
+    );
+  }
+}

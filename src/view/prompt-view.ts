@@ -1,0 +1,85 @@
+import { hash53 } from '../counting/hash.js';
+import type { MessageMeter } from '../counting/message-meter.js';
+import { applyResultEdits, type ResultEdit, type ResultSite, resultEdits } from '../strategies/observation-masking.js';
+import { truncateOversizedResults } from '../strategies/truncate-tool-result.js';
+import type { Message } from '../transcript/transcript.js';
+
+/** The messages as the model will see them, with their token counts. */
+export interface PromptView {
+  readonly messages: readonly Message[];
+  readonly tokens: readonly number[];
+  /** Tool calls whose results were shortened head-and-tail because each alone was too large. */
+  readonly truncatedIds: readonly string[];
+}
+
+/**
+ * Builds what the model sees from `from` on: masked and redacted results become placeholders, then any remaining
+ * result too large on its own is shortened head-and-tail. Messages before `from` are folded and not rebuilt.
+ */
+export function buildView({
+  messages,
+  from,
+  sites,
+  masked,
+  redactions,
+  keepRecent,
+  maxToolResultTokens,
+  meter,
+  cache,
+  maskReasons,
+}: {
+  /** Reasons of masks that were stale rather than old. */
+  maskReasons?: ReadonlyMap<string, string>;
+  messages: readonly Message[];
+  from: number;
+  /** Edits and edited messages of earlier calls, reused when the same message gets the same edits. */
+  cache?: { edits: Map<string, ResultEdit | null>; messages: Map<string, Message> };
+  sites: readonly ResultSite[];
+  masked: ReadonlySet<string>;
+  redactions: ReadonlyMap<string, string>;
+  keepRecent: number;
+  maxToolResultTokens: number;
+  meter: MessageMeter;
+}): PromptView {
+  const edits = resultEdits({ sites, masked, redactions, maskReasons, keepRecent, meter, memo: cache?.edits });
+  const edited = applyResultEdits(
+    messages,
+    edits,
+    from,
+    cache && {
+      map: cache.messages,
+      // a mask's text follows from the message's content; a redaction's from its reason
+      key: (message, applied) =>
+        `${meter.measure(message).hash}:${applied.map((edit) => (edit.kind === 'masked' ? 'm' : `r${hash53(edit.text)}`)).join(',')}`,
+    },
+  );
+  const measures = edited.map((message) => meter.measure(message));
+  const truncated = truncateOversizedResults(edited, measures, maxToolResultTokens, meter);
+  return { messages: truncated.messages, tokens: truncated.tokens, truncatedIds: truncated.truncatedIds };
+}
+
+/**
+ * How many tool results this call's view shortened head-and-tail that the previous prompt (given as message hashes)
+ * did not already show shortened: truncations carried over from earlier calls are not counted again.
+ */
+export function newlyTruncated({
+  view,
+  messages,
+  from,
+  previousHashes,
+  meter,
+}: {
+  view: PromptView;
+  messages: readonly Message[];
+  from: number;
+  previousHashes: ReadonlySet<number>;
+  meter: MessageMeter;
+}): number {
+  let count = 0;
+  for (let index = from; index < view.messages.length; index++) {
+    const message = view.messages[index] as Message;
+    if (message === messages[index] || previousHashes.has(meter.measure(message).hash)) continue;
+    for (const part of message.parts) if (part.type === 'tool-result' && part.edit === 'truncated') count++;
+  }
+  return count;
+}

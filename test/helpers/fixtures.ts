@@ -1,0 +1,96 @@
+import { expect, vi } from 'vitest';
+import { MessageMeter } from '../../src/counting/message-meter.js';
+import { approximateCounter } from '../../src/counting/token-counter.js';
+import type { CompressOutput } from '../../src/engine/compress-call.js';
+import { CompressionEngine } from '../../src/engine/engine.js';
+import type { CompressEvent, CompressionErrorEvent } from '../../src/engine/events.js';
+import type { CompressionOptions } from '../../src/options/options.js';
+import { DEFAULT_AWARENESS_BLOCK } from '../../src/options/prompts.js';
+import type { SessionState } from '../../src/session-state/session-state.js';
+import type { SummarizeInput } from '../../src/summarizers/summarizer.js';
+import type { Message } from '../../src/transcript/transcript.js';
+
+/** Shared transcripts and an engine harness for the engine tests: contextWindow 4_000, reserve 500. */
+export const BUDGET = 3_500; // contextWindow 4_000 - reserveOutputTokens 500
+export const text = (role: Message['role'], body: string): Message => ({ role, parts: [{ type: 'text', text: body }] });
+export const SYSTEM = [text('system', 'You are a careful assistant. Answer briefly.')];
+
+/** A chat of `count` messages alternating user/assistant (odd counts end with a user message), ~58 tokens each. */
+export const chat = (count: number): Message[] =>
+  Array.from({ length: count }, (_, i) => text(i % 2 ? 'assistant' : 'user', `Message ${i}: ${'word '.repeat(40)}`));
+
+/** An agent loop: one task, then `steps` assistant messages with two parallel calls and one tool message each. */
+export function agentLoop(steps: number, outputChars = 300): Message[] {
+  const messages = [text('user', 'Fix the failing test in src/app.ts.')];
+  for (let i = 0; i < steps; i++) {
+    messages.push({
+      role: 'assistant',
+      parts: [
+        { type: 'reasoning', text: `thinking about step ${i}` },
+        { type: 'tool-call', id: `read-${i}`, name: 'read', args: { path: `src/f${i}.ts` } },
+        { type: 'tool-call', id: `grep-${i}`, name: 'grep', args: { query: `x${i}` } },
+      ],
+    });
+    messages.push({
+      role: 'tool',
+      parts: [
+        {
+          type: 'tool-result',
+          callId: `read-${i}`,
+          name: 'read',
+          output: `content of f${i} `.repeat(outputChars / 15),
+        },
+        { type: 'tool-result', callId: `grep-${i}`, name: 'grep', output: `src/f${i}.ts:1: x${i}` },
+      ],
+    });
+  }
+  return messages;
+}
+
+export const meter = new MessageMeter(approximateCounter());
+export const tokens = (messages: readonly Message[]) => messages.reduce((sum, m) => sum + meter.measure(m).tokens, 0);
+export const promptTokens = (out: CompressOutput) => tokens([...out.system, ...out.messages]);
+export const inputTokens = (messages: readonly Message[]) =>
+  tokens([...SYSTEM, text('system', DEFAULT_AWARENESS_BLOCK), ...messages]);
+export const real = (out: CompressOutput) => out.messages.filter((message) => !message.synthetic);
+
+export function setup(options: CompressionOptions = {}) {
+  const summarize = vi.fn(
+    async ({ messages, previous }: SummarizeInput): Promise<SessionState> => ({
+      logos: [...(previous?.logos ?? []), `folded ${messages.length} messages`],
+      pathos: [],
+      abstract: [],
+      conversationSummary: 'Earlier turns were condensed.',
+    }),
+  );
+  const events: CompressEvent[] = [];
+  const errors: CompressionErrorEvent[] = [];
+  const engine = new CompressionEngine({
+    contextWindow: 4_000,
+    reserveOutputTokens: 500,
+    tokenCounter: approximateCounter(),
+    // these suites test the budget, masking and redaction mechanics alone; triggers have their own tests
+    triggers: { semantic: false, staleness: false },
+    summarizer: summarize,
+    onCompress: (event) => events.push(event),
+    onError: (event) => errors.push(event),
+    ...options,
+  });
+  const run = (messages: readonly Message[], extra: { namespace?: string; force?: boolean } = {}) =>
+    engine.compress({ transcript: { system: SYSTEM, tools: [], messages }, modelId: 'test-model', ...extra });
+  return { engine, summarize, events, errors, run };
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+/** Each element of `actual` is the very object at the same index of `expected` (compares identity, not content). */
+export function expectSameObjects(actual: readonly unknown[], expected: readonly unknown[]): void {
+  expect(actual).toHaveLength(expected.length);
+  for (let index = 0; index < actual.length; index++) expect(actual[index]).toBe(expected[index]);
+}

@@ -1,0 +1,49 @@
+/**
+ * Each entry loads only its own framework: `context-compression/ai-sdk` never loads LangChain, and
+ * `context-compression/langchain` never loads the AI SDK, nor `langchain` itself at run time (only its types).
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '../..');
+
+/** Run-time imports (type-only imports are erased) of every module reachable from an entry, by package. */
+function runtimePackages(entry: string): Set<string> {
+  const packages = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const source = readFileSync(file, 'utf8');
+    for (const match of source.matchAll(/^(?:import|export)\s+(type\s+)?[^'"]*?from\s+'([^']+)'/gm)) {
+      const [, typeOnly, specifier = ''] = match;
+      if (specifier.startsWith('.')) visit(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
+      else if (!typeOnly)
+        packages.add(
+          specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : (specifier.split('/')[0] ?? ''),
+        );
+    }
+  };
+  visit(resolve(root, entry));
+  return packages;
+}
+
+describe('entry isolation', () => {
+  it('the engine loads no framework', () => {
+    expect([...runtimePackages('src/index.ts')].sort()).toEqual(['tiktoken', 'zod']);
+  });
+
+  it('context-compression/ai-sdk loads the AI SDK and never LangChain', () => {
+    const packages = runtimePackages('adapters/ai-sdk/index.ts');
+    expect(packages.has('ai')).toBe(true);
+    expect([...packages].filter((name) => name.includes('langchain'))).toEqual([]);
+  });
+
+  it('context-compression/langchain loads @langchain/core only: not the AI SDK, not langchain', () => {
+    const packages = runtimePackages('adapters/langchain/index.ts');
+    expect(packages.has('@langchain/core')).toBe(true);
+    expect(packages.has('langchain')).toBe(false);
+    expect([...packages].filter((name) => name === 'ai' || name.startsWith('@ai-sdk'))).toEqual([]);
+  });
+});
