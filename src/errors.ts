@@ -97,3 +97,22 @@ export class SummarizerError extends ContextCompressionError {
     return ContextCompressionError.isInstance(error) && error.name === 'SummarizerError';
   }
 }
+
+/** The prompt is still over the hard limit after every compression: what is left cannot be folded. */
+export class HardLimitError extends ContextCompressionError {
+  readonly promptTokens: number;
+  readonly hardLimitTokens: number;
+
+  constructor({ promptTokens, hardLimitTokens }: { promptTokens: number; hardLimitTokens: number }) {
+    super({
+      name: 'HardLimitError',
+      message: `The prompt stays above the hard limit (${promptTokens} of ${hardLimitTokens} tokens) after compression: what is left cannot be folded (the current turn, the pinned user message and the state).`,
+    });
+    this.promptTokens = promptTokens;
+    this.hardLimitTokens = hardLimitTokens;
+  }
+
+  static override isInstance(error: unknown): error is HardLimitError {
+    return ContextCompressionError.isInstance(error) && error.name === 'HardLimitError';
+  }
+}

@@ -1,12 +1,5 @@
-import type { SummarizerError } from '../errors.js';
-import type { BudgetLimits } from '../options/budget.js';
-import type { SessionState } from '../session-state/session-state.js';
-import type { StepSignals } from '../signals/transcript-signals.js';
-import type { ResultSite } from '../strategies/observation-masking.js';
 import type { Message, Transcript } from '../transcript/transcript.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
-import type { FoldLayout } from '../view/fold-layout.js';
-import type { PromptView } from '../view/prompt-view.js';
 import type { CompressEvent } from './events.js';
 
 /** One call to compress. */
@@ -38,47 +31,4 @@ export interface CompressOutput {
   readonly decisions: readonly CompressionDecision[];
   /** Present when this call compressed. */
   readonly event: CompressEvent | undefined;
-}
-
-/** What one call works on, and what it did so far. */
-export interface FoldCall {
-  readonly namespace: string;
-  /** Hash of the first message: the key of the conversation's index of compression points. */
-  readonly anchor: string;
-  readonly conversation: string;
-  readonly messages: readonly Message[];
-  readonly prefixHashes: readonly number[];
-  readonly limits: BudgetLimits;
-  /** Tokens of the system prompt, the awareness block and the tool definitions. */
-  readonly fixedTokens: number;
-  readonly sites: readonly ResultSite[];
-  /** Tool results by `ResultSite.key`. */
-  readonly siteByKey: ReadonlyMap<string, ResultSite>;
-  /** Keys of the results this history allows to mask (see `maskableKeys`). */
-  readonly maskable: ReadonlySet<string>;
-  /** Redactions replayed from the conversation: result key to the model's reason. */
-  readonly redactions: ReadonlyMap<string, string>;
-  /** How many leading messages left the prompt (folded or dropped). */
-  coveredCount: number;
-  state: SessionState | undefined;
-  droppedCount: number;
-  /** Keys (`ResultSite.key`) of the masked tool results. */
-  readonly masked: Set<string>;
-  /** Why a masked result was masked when it was stale rather than old, by key. */
-  readonly maskReasons: Map<string, string>;
-  /** The history length a staleness decision looked at (later steps may supersede a result); 0 when none. */
-  staleThrough: number;
-  /** The `through` of the record this call started from or last saved: new records never go below it. */
-  minThrough: number;
-  /** Signals of each step (an assistant message and its tool results). */
-  readonly steps: readonly StepSignals[];
-  /** What this call's masking step masked. */
-  newlyMasked: { count: number; tokensFreed: number };
-  view: PromptView;
-  layout: FoldLayout;
-  readonly decisions: CompressionDecision[];
-  messagesFolded: number;
-  messagesDropped: number;
-  summarizerMs: number;
-  failure: SummarizerError | undefined;
 }

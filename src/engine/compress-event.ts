@@ -1,36 +1,45 @@
-import type { FoldCall } from './compress-call.js';
+import type { BudgetLimits } from '../options/budget.js';
+import type { CompressionDecision } from '../triggers/decisions.js';
 import type { CompressEvent } from './events.js';
 
-/** The event of a call that took decisions, in the provider's tokens; undefined when it took none. */
+/** What one call changed, as the engine tallies it while it applies the plans. */
+export interface CallOutcome {
+  readonly decisions: readonly CompressionDecision[];
+  readonly messagesFolded: number;
+  readonly messagesDropped: number;
+  readonly masked: { readonly count: number; readonly tokensFreed: number };
+  readonly redacted: { readonly count: number; readonly tokensFreed: number };
+  readonly truncated: { readonly count: number; readonly tokensFreed: number };
+  readonly summarizerMs: number;
+  readonly reusedState: boolean;
+}
+
+/**
+ * The event of a call that took decisions, in the provider's tokens; undefined when it took none. `tokensBefore` is
+ * the prompt as it would have gone out without this call's changes (results it shortened counted at full size).
+ */
 export function compressEvent(
-  call: FoldCall,
+  outcome: CallOutcome,
   {
+    limits,
     tokensBefore,
-    estimatedTokens,
-    redacted,
-    reusedState,
+    tokensAfter,
     cacheablePrefixTokens,
-  }: {
-    tokensBefore: number;
-    estimatedTokens: number;
-    redacted: { count: number; tokensFreed: number };
-    reusedState: boolean;
-    cacheablePrefixTokens: number;
-  },
+  }: { limits: BudgetLimits; tokensBefore: number; tokensAfter: number; cacheablePrefixTokens: number },
 ): CompressEvent | undefined {
-  if (call.decisions.length === 0) return undefined;
+  if (outcome.decisions.length === 0) return undefined;
   return {
-    trigger: call.decisions[0]?.trigger ?? 'budget',
-    decisions: call.decisions,
-    tokensBefore: Math.round(tokensBefore * call.limits.ratio),
-    tokensAfter: Math.round(estimatedTokens * call.limits.ratio),
-    messagesFolded: call.messagesFolded,
-    messagesDropped: call.messagesDropped,
-    observationsMasked: call.newlyMasked,
-    observationsRedacted: redacted,
-    toolResultsTruncated: call.view.truncatedIds.length,
-    summarizerMs: call.summarizerMs,
-    reusedState,
+    trigger: outcome.decisions[0]?.trigger ?? 'budget',
+    decisions: outcome.decisions,
+    tokensBefore: Math.round((tokensBefore + outcome.truncated.tokensFreed) * limits.ratio),
+    tokensAfter: Math.round(tokensAfter * limits.ratio),
+    messagesFolded: outcome.messagesFolded,
+    messagesDropped: outcome.messagesDropped,
+    observationsMasked: outcome.masked,
+    observationsRedacted: outcome.redacted,
+    toolResultsTruncated: outcome.truncated.count,
+    summarizerMs: outcome.summarizerMs,
+    reusedState: outcome.reusedState,
     cacheablePrefixTokens,
   };
 }

@@ -1,11 +1,11 @@
 import { TokenCalibration } from '../counting/calibration.js';
-import { hash53, hashChain } from '../counting/hash.js';
-import { MessageMeter } from '../counting/message-meter.js';
+import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import { PrefixTracker } from '../counting/prefix-tracker.js';
 import { tiktokenCounter } from '../counting/token-counter.js';
-import { ContextCompressionError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
+import { HardLimitError, MessageTooLargeError, type SummarizerError, UnknownContextWindowError } from '../errors.js';
 import { budgetLimits } from '../options/budget.js';
 import { lookupContextWindow } from '../options/context-windows.js';
+import { type EngineSettings, engineSettings } from '../options/engine-settings.js';
 import {
   type CompressionOptions,
   checkReserve,
@@ -14,80 +14,70 @@ import {
   DEFAULT_SUMMARIZER_TIMEOUT_MS,
   validateOptions,
 } from '../options/options.js';
-import { DEFAULT_AWARENESS_BLOCK, DEFAULT_STATE_ACKNOWLEDGEMENT } from '../options/prompts.js';
 import { sessionStateMessages } from '../session-state/render-session-state.js';
 import type { SessionState } from '../session-state/session-state.js';
 import { StepAnalyses } from '../signals/step-analyses.js';
-import { recordFor } from '../store/record-for.js';
 import { StateRecords } from '../store/state-records.js';
 import { memoryStateStore } from '../store/state-store.js';
-import {
-  DEFAULT_MASKING_OPTIONS,
-  type MaskingOptions,
-  maskableKeys,
-  type ResultEdit,
-  resultSites,
-} from '../strategies/observation-masking.js';
-import { collectRedactions, DEFAULT_REDACTION_TOOL_NAME, type RedactionRules } from '../strategies/redaction.js';
+import { cacheEconomics } from '../strategies/cache-economics.js';
+import { applyDrop, planDrop } from '../strategies/dropping.js';
+import { planBudgetFold, planSemanticFold } from '../strategies/folding.js';
+import { applyMasking, planMasking } from '../strategies/masking-plan.js';
 import { extractiveSummarizer } from '../summarizers/extractive-summarizer.js';
-import { runSummarizer } from '../summarizers/run-summarizer.js';
-import { type Summarizer, toSummarizer } from '../summarizers/summarizer.js';
+import { toSummarizer } from '../summarizers/summarizer.js';
 import type { Message } from '../transcript/transcript.js';
-import { DEFAULT_SEMANTIC_TRIGGER_OPTIONS, type SemanticTriggerOptions } from '../triggers/semantic-triggers.js';
-import type { StalenessOptions } from '../triggers/staleness.js';
-import { FoldLayout } from '../view/fold-layout.js';
-import { buildView } from '../view/prompt-view.js';
-import type { CompressInput, CompressOutput, FoldCall } from './compress-call.js';
+import type { CompressionDecision } from '../triggers/decisions.js';
+import { type CallFacts, readCall } from './call-facts.js';
+import type { CompressInput, CompressOutput } from './compress-call.js';
 import { compressEvent } from './compress-event.js';
-import { dropOldest, foldFinishedSegment, foldOldest, maskOld, type StepContext } from './compression-steps.js';
+import { type CompressionPoint, startingPoint } from './compression-point.js';
+import { FoldRunner } from './fold-runner.js';
+import { HistoryMemory } from './history-memory.js';
+import { type Projection, project } from './projection.js';
+import { recordFor } from './record-for.js';
 import { reportEdits } from './report-edits.js';
 
+/** Where the decide stage left a call: the point, what the model sees there, and what changed on the way. */
+interface Decided {
+  readonly point: CompressionPoint;
+  readonly projection: Projection;
+  readonly decisions: readonly CompressionDecision[];
+  readonly masked: { count: number; tokensFreed: number };
+  readonly messagesFolded: number;
+  readonly messagesDropped: number;
+  readonly summarizerMs: number;
+  readonly failure: SummarizerError | undefined;
+}
+
 /**
- * The framework-free engine: counts, loads the stored state for this history, decides, folds, and assembles
- * `[system + awareness] [state pair] [kept messages]`. Adapters convert their prompt types in and out.
+ * The framework-free engine. One call flows top-down: count (read the call's facts) -> load the stored compression
+ * point -> decide and apply (masking, a semantic fold, a budget fold, a drop over the hard limit; each planned by its
+ * strategy, applied here) -> assemble `[system + awareness] [state pair] [kept messages]` -> save once -> report.
+ * Adapters convert their prompt types in and out.
  */
-export class CompressionEngine implements StepContext {
+export class CompressionEngine {
   readonly meter: MessageMeter;
   readonly calibration = new TokenCalibration();
-  private readonly summarizer: Summarizer;
   private readonly records: StateRecords;
+  private readonly folds: FoldRunner;
   private readonly prefixes = new PrefixTracker();
-  private readonly inFlight = new Map<string, Promise<SessionState>>();
-  /** Conversations whose summarizer failed, with the message count from which it is tried again. */
-  readonly failures = new Map<string, number>();
-  readonly placeholderTokens = new Map<string, number>();
-  private readonly stateTokenCache = new WeakMap<SessionState, number>();
-  private readonly editCache = { edits: new Map<string, ResultEdit | null>(), messages: new Map<string, Message>() };
-  private readonly awareness: Message | undefined;
-  readonly masking: Required<MaskingOptions> | undefined;
-  readonly staleness: StalenessOptions | undefined;
-  readonly semantic: SemanticTriggerOptions | undefined;
   private readonly analyses = new StepAnalyses();
-  private readonly redactionRules: RedactionRules | undefined;
+  private readonly histories = new HistoryMemory();
+  private readonly placeholderTokens = new Map<string, number>();
+  private readonly statePairs = new WeakMap<SessionState, readonly Message[]>();
+  private readonly projectionCache = { edits: new Map(), messages: new Map() };
+  private readonly settings: EngineSettings;
 
   constructor(readonly options: CompressionOptions = {}) {
     validateOptions(options);
     this.meter = new MessageMeter(options.tokenCounter ?? tiktokenCounter());
-    this.summarizer = toSummarizer(options.summarizer ?? extractiveSummarizer());
     this.records = new StateRecords(options.store ?? memoryStateStore(), options.stateTtlMs ?? DEFAULT_STATE_TTL_MS);
-    this.masking = options.masking === false ? undefined : { ...DEFAULT_MASKING_OPTIONS, ...options.masking };
-    const triggers = options.triggers ?? {};
-    this.staleness = triggers.staleness === false || !this.masking ? undefined : { ...triggers.staleness };
-    this.semantic =
-      triggers.semantic === false || options.folding === false
-        ? undefined
-        : { ...DEFAULT_SEMANTIC_TRIGGER_OPTIONS, ...triggers.semantic };
-    this.redactionRules =
-      options.redaction === false
-        ? undefined
-        : {
-            toolName: options.redaction?.toolName ?? DEFAULT_REDACTION_TOOL_NAME,
-            excludeTools: this.masking?.excludeTools,
-          };
-    const awarenessBlock = options.awarenessBlock ?? DEFAULT_AWARENESS_BLOCK;
-    this.awareness = awarenessBlock
-      ? { role: 'system', parts: [{ type: 'text', text: awarenessBlock }], synthetic: 'awareness' }
-      : undefined;
+    this.folds = new FoldRunner(
+      toSummarizer(options.summarizer ?? extractiveSummarizer()),
+      options.summarizerTimeoutMs ?? DEFAULT_SUMMARIZER_TIMEOUT_MS,
+      this.meter,
+    );
+    this.settings = engineSettings(options);
   }
 
   /**
@@ -107,30 +97,88 @@ export class CompressionEngine implements StepContext {
     this.calibration.record(modelKey, estimatedTokens, reportedInputTokens);
   }
 
-  async compress({
-    transcript,
-    modelId,
-    modelKey = modelId,
-    contextWindow,
-    namespace: callNamespace,
-    force = false,
-  }: CompressInput): Promise<CompressOutput> {
+  async compress(input: CompressInput): Promise<CompressOutput> {
+    const facts = this.read(input);
+    const found = await this.records.find({
+      namespace: facts.namespace,
+      anchor: facts.anchor,
+      prefixHashes: facts.prefixHashes,
+      maxThrough: facts.messages.length,
+    });
+    const stored = found && found.coveredCount < facts.messages.length ? found : undefined;
+    const start = startingPoint(facts, stored);
+    const startProjection = this.project(facts, start);
+    const tokensBefore = this.total(startProjection, start);
+    const decided = await this.decide(facts, start, startProjection, input.force ?? false, tokensBefore);
+    const { point, projection } = decided;
+    this.reportFailures(facts, decided);
+
+    const output = this.assemble(facts, point, projection);
+    if (point !== start) {
+      await this.records.save({ namespace: facts.namespace, anchor: facts.anchor, record: recordFor(facts, point) });
+    }
+
+    const edits = reportEdits({
+      facts,
+      view: projection.view,
+      covered: point.coveredCount,
+      previousPrompt: this.prefixes.previous(facts.conversation),
+      meter: this.meter,
+    });
+    const cacheablePrefixTokens = this.prefixes.update(facts.conversation, [
+      ...facts.fixedMeasures,
+      ...output.measures,
+    ]);
+    const estimatedTokens = this.total(projection, point);
+    const decisions = [...decided.decisions, ...edits.decisions];
+    const outcome = {
+      decisions,
+      messagesFolded: decided.messagesFolded,
+      messagesDropped: decided.messagesDropped,
+      masked: decided.masked,
+      redacted: edits.redacted,
+      truncated: edits.truncated,
+      summarizerMs: decided.summarizerMs,
+      reusedState: stored?.state !== undefined && decided.messagesFolded === 0,
+    };
+    const event = compressEvent(outcome, {
+      limits: facts.limits,
+      tokensBefore,
+      tokensAfter: estimatedTokens,
+      cacheablePrefixTokens,
+    });
+    // reported once, by the call that changed what the model sees; later calls reuse the same view silently
+    const changed = outcome.masked.count + outcome.redacted.count + outcome.truncated.count > 0;
+    if (event && (outcome.messagesFolded > 0 || outcome.messagesDropped > 0 || changed)) {
+      this.options.onCompress?.(event);
+    }
+    return { system: facts.system, messages: output.messages, estimatedTokens, decisions, event };
+  }
+
+  /** Count: the facts of the call, and the check that its latest user message fits at all. */
+  private read({ transcript, modelId, modelKey = modelId, contextWindow, namespace }: CompressInput): CallFacts {
     const limits = budgetLimits(
       this.budgetFor(modelId, contextWindow),
       Math.round(this.calibration.ratio(modelKey) * 100) / 100,
       this.options,
     );
-    const namespace = [this.options.namespace ?? '', callNamespace ?? ''].join('\u0000');
-    const system = this.awareness ? [...transcript.system, this.awareness] : [...transcript.system];
-    const messages = transcript.messages;
-    const toolsJson = transcript.tools.length > 0 ? JSON.stringify(transcript.tools) : '';
-    const toolsMeasure = { hash: hash53(toolsJson), tokens: this.meter.countText(toolsJson) };
-    const systemMeasures = system.map((message) => this.meter.measure(message));
-    const measures = messages.map((message) => this.meter.measure(message));
-    const prefixHashes = [hash53(namespace)];
-    for (const measure of measures) prefixHashes.push(hashChain(prefixHashes.at(-1) as number, measure.hash));
-    const latestUser = messages.findLastIndex((message) => message.role === 'user');
-    const latestUserTokens = (measures[latestUser]?.tokens ?? 0) * limits.ratio;
+    const facts = readCall(transcript, {
+      meter: this.meter,
+      limits,
+      namespace: [this.options.namespace ?? '', namespace ?? ''].join('\u0000'),
+      system: this.settings.awareness ? [...transcript.system, this.settings.awareness] : [...transcript.system],
+      masking: this.settings.masking,
+      redaction: this.settings.redaction,
+      redactionToolName: this.settings.redactionToolName,
+      recall: (conversation, messages) => this.histories.recall(conversation, messages),
+      analyzeSteps:
+        this.settings.staleness || this.settings.semantic
+          ? (conversation, messages, prefixHashes) => this.analyses.analyze(conversation, messages, prefixHashes)
+          : undefined,
+    });
+    const latestUser = facts.messages.findLastIndex((message) => message.role === 'user');
+    const latest = facts.messages[latestUser];
+    const latestUserTokens = (latest ? this.meter.measure(latest).tokens : 0) * limits.ratio;
     if (latestUserTokens > limits.budget) {
       throw new MessageTooLargeError({
         messageTokens: Math.round(latestUserTokens),
@@ -138,162 +186,179 @@ export class CompressionEngine implements StepContext {
         messageIndex: latestUser,
       });
     }
-    const anchor = (measures[0]?.hash ?? 0).toString(36);
-    const found = await this.records.find({ namespace, anchor, prefixHashes, maxThrough: messages.length });
-    const stored = found && found.coveredCount < messages.length ? found : undefined;
-    const sites = resultSites(messages, this.meter);
-    const replayed = this.redactionRules
-      ? collectRedactions(messages, this.redactionRules)
-      : { reasons: new Map<string, string>(), latest: new Set<string>() };
-    const redactionToolName = this.redactionRules?.toolName ?? DEFAULT_REDACTION_TOOL_NAME;
-    const maskable = this.masking ? maskableKeys(messages, sites, this.masking, redactionToolName) : new Set<string>();
-    const call = {
-      namespace,
-      anchor,
-      conversation: `${namespace}\u0000${anchor}`,
-      messages,
-      prefixHashes,
-      limits,
-      fixedTokens: systemMeasures.reduce((sum, measure) => sum + measure.tokens, toolsMeasure.tokens),
-      sites,
-      siteByKey: new Map(sites.map((site) => [site.key, site])),
-      maskable,
-      redactions: replayed.reasons,
-      coveredCount: stored?.coveredCount ?? 0,
-      state: stored?.state,
-      droppedCount: stored?.droppedCount ?? 0,
-      // a record found for a longer history may mask results this one does not allow (a retry, a fork)
-      masked: new Set(stored?.masked.filter((key) => maskable.has(key) || stored.maskReasons?.[key] !== undefined)),
-      maskReasons: new Map(Object.entries(stored?.maskReasons ?? {})),
-      staleThrough: stored?.maskReasons ? stored.through : 0,
-      minThrough: stored?.through ?? 0,
-      steps:
-        this.staleness || this.semantic
-          ? this.analyses.analyze(`${namespace}\u0000${anchor}`, messages, prefixHashes)
-          : [],
-      newlyMasked: { count: 0, tokensFreed: 0 },
-      decisions: [],
-      messagesFolded: 0,
-      messagesDropped: 0,
-      summarizerMs: 0,
-      failure: undefined,
-    } as unknown as FoldCall;
-    this.rebuild(call);
-    const tokensBefore = this.total(call);
+    return facts;
+  }
 
+  /**
+   * Decide and apply: each strategy plans from the current point and its projection; the engine applies the plan and
+   * projects again. Masking first (cheapest to undo from the cache's view), then a semantic fold below the budget, a
+   * budget fold, and dropping the oldest turns only when the prompt is still over the hard limit.
+   */
+  private async decide(
+    facts: CallFacts,
+    start: CompressionPoint,
+    startProjection: Projection,
+    force: boolean,
+    tokensBefore: number,
+  ): Promise<Decided> {
+    const { limits } = facts;
+    let point = start;
+    let projection = startProjection;
+    const decisions: CompressionDecision[] = [];
+    let masked = { count: 0, tokensFreed: 0 };
+    let messagesFolded = 0;
+    let messagesDropped = 0;
+    let summarizerMs = 0;
+    let failure: SummarizerError | undefined;
+    const economics = cacheEconomics(this.options.cachePricing, facts);
     const pressure = force || tokensBefore > limits.compressAt;
-    if (this.masking) await maskOld(this, call, pressure, force);
-    const retryAfter = this.failures.get(call.conversation);
-    const backingOff = retryAfter !== undefined && messages.length < retryAfter;
-    // under pressure the cache breaks anyway: go down to the target in this one break, not just below the threshold
-    const foldAbove = pressure ? limits.compressTo : limits.compressAt;
-    const folding = this.options.folding !== false;
-    if (this.semantic && folding && !pressure && !backingOff) await foldFinishedSegment(this, call);
-    if (folding && (force || this.total(call) > foldAbove) && !backingOff) {
-      await foldOldest(this, call, force, tokensBefore);
+
+    const { masking, staleness, semantic } = this.settings;
+    if (masking) {
+      const plan = planMasking({
+        facts,
+        point,
+        projection,
+        pressure,
+        force,
+        masking,
+        staleness,
+        economics,
+        meter: this.meter,
+        placeholderTokens: this.placeholderTokens,
+      });
+      if (plan) {
+        point = applyMasking(point, plan, facts.messages.length);
+        // a later record of this call never goes below the one this step determines
+        point = { ...point, minThrough: recordFor(facts, point).through };
+        projection = this.project(facts, point);
+        decisions.push(...plan.decisions);
+        masked = { count: plan.keys.length, tokensFreed: plan.freed };
+      }
     }
-    if (this.total(call) > limits.hardLimit) await dropOldest(this, call);
-    if (call.failure) {
-      const fallback = call.messagesDropped > 0 ? 'dropped-oldest-turns' : 'sent-uncompressed';
-      this.options.onError?.({ error: call.failure, fallback });
+
+    const folding = this.settings.folding && !this.folds.backingOff(facts);
+    const foldPlans = [
+      () =>
+        semantic && !pressure
+          ? planSemanticFold({
+              facts,
+              point,
+              projection,
+              stateTokens: this.stateTokens(point.state),
+              options: semantic,
+              economics,
+            })
+          : undefined,
+      // under pressure the cache breaks anyway: go down to the target in this one break, not just below the threshold
+      () =>
+        force || this.total(projection, point) > (pressure ? limits.compressTo : limits.compressAt)
+          ? planBudgetFold({
+              facts,
+              point,
+              projection,
+              stateTokens: this.stateTokens(point.state),
+              force,
+              tokensBefore,
+            })
+          : undefined,
+    ];
+    for (const planFold of folding ? foldPlans : []) {
+      const plan = planFold();
+      if (!plan) continue;
+      const result = await this.folds.run(facts, point, plan);
+      summarizerMs = result.summarizerMs;
+      if (result.failure) {
+        failure = result.failure;
+        continue;
+      }
+      messagesFolded = plan.cut - point.coveredCount;
+      point = result.point;
+      projection = this.project(facts, point);
+      decisions.push(plan.decision);
     }
-    if (this.total(call) > limits.hardLimit) {
+
+    if (this.total(projection, point) > limits.hardLimit) {
+      const plan = planDrop({ facts, point, projection, stateTokens: (state) => this.stateTokens(state) });
+      if (plan) {
+        messagesDropped = plan.cut - point.coveredCount;
+        point = applyDrop(point, plan);
+        projection = this.project(facts, point);
+        decisions.push(plan.decision);
+      }
+    }
+    return { point, projection, decisions, masked, messagesFolded, messagesDropped, summarizerMs, failure };
+  }
+
+  /** Reports a summarizer failure and a prompt left over the hard limit; neither fails the call. */
+  private reportFailures(facts: CallFacts, decided: Decided): void {
+    if (decided.failure) {
+      const fallback = decided.messagesDropped > 0 ? 'dropped-oldest-turns' : 'sent-uncompressed';
+      this.options.onError?.({ error: decided.failure, fallback });
+    }
+    const total = this.total(decided.projection, decided.point);
+    if (total > facts.limits.hardLimit) {
       this.options.onError?.({
-        error: new ContextCompressionError({
-          name: 'HardLimitError',
-          message: `The prompt stays above the hard limit (${Math.round(this.total(call) * limits.ratio)} of ${Math.round(limits.hardLimit * limits.ratio)} tokens) after compression: what is left cannot be folded (the current turn, the pinned user message and the state).`,
+        error: new HardLimitError({
+          promptTokens: Math.round(total * facts.limits.ratio),
+          hardLimitTokens: Math.round(facts.limits.hardLimit * facts.limits.ratio),
         }),
         fallback: 'over-hard-limit',
       });
     }
-
-    const covered = call.coveredCount;
-    const output: Message[] = [];
-    if (call.state) output.push(...sessionStateMessages(call.state, this.acknowledgement));
-    const pinned = call.layout.pinned(covered);
-    if (pinned >= 0) output.push(messages[pinned] as Message);
-    for (let index = covered; index < messages.length; index++) output.push(call.view.messages[index] as Message);
-    const { truncated, redacted } = reportEdits({
-      call,
-      latestRedactions: replayed.latest,
-      previousPrompt: this.prefixes.previous(call.conversation),
-      meter: this.meter,
-    });
-    const cacheablePrefixTokens = this.prefixes.update(call.conversation, [
-      toolsMeasure,
-      ...systemMeasures,
-      ...output.map((message) => this.meter.measure(message)),
-    ]);
-    const estimatedTokens = this.total(call);
-    const event = compressEvent(call, {
-      tokensBefore,
-      estimatedTokens,
-      redacted,
-      reusedState: stored?.state !== undefined && call.messagesFolded === 0,
-      cacheablePrefixTokens,
-    });
-    // reported once, by the call that changed what the model sees; later calls reuse the same view silently
-    const changed = call.newlyMasked.count + redacted.count + truncated > 0;
-    if (event && (call.messagesFolded > 0 || call.messagesDropped > 0 || changed)) this.options.onCompress?.(event);
-    return { system, messages: output, estimatedTokens, decisions: call.decisions, event };
-  }
-
-  /** Rebuilds the view and the layout after the fold point or the masked set changed. */
-  rebuild(call: FoldCall): void {
-    call.view = buildView({
-      messages: call.messages,
-      from: call.coveredCount,
-      sites: call.sites,
-      masked: call.masked,
-      redactions: call.redactions,
-      maskReasons: call.maskReasons,
-      keepRecent: this.masking ? this.masking.keepRecent : DEFAULT_MASKING_OPTIONS.keepRecent,
-      maxToolResultTokens: call.limits.maxToolResultTokens,
-      meter: this.meter,
-      cache: this.editCache,
-    });
-    call.layout = new FoldLayout(call.messages, call.view.tokens, call.fixedTokens);
   }
 
   /**
-   * Stores the call's compression point under the shortest prefix that determines it (the fold point, or the last
-   * masked result), so a repeated, extended or regenerated request finds it.
+   * Assemble: the state pair, the pinned user message when the fold point splits a turn, the kept messages. Measures
+   * are taken on the engine's objects, whose measures are remembered; untouched messages go out as the caller's own.
    */
-  async save(call: FoldCall): Promise<void> {
-    await this.records.save({ namespace: call.namespace, anchor: call.anchor, record: recordFor(call) });
-  }
-
-  /** Tokens of the prompt as it stands in this call. */
-  total(call: FoldCall): number {
-    return call.layout.total(call.coveredCount, this.stateTokens(call.state));
-  }
-
-  /** Tokens of the session state pair, 0 without a state; rendered and counted once per state object. */
-  stateTokens(state: SessionState | undefined): number {
-    if (!state) return 0;
-    let tokens = this.stateTokenCache.get(state);
-    if (tokens === undefined) {
-      const pair = sessionStateMessages(state, this.acknowledgement);
-      tokens = pair.reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
-      this.stateTokenCache.set(state, tokens);
+  private assemble(
+    facts: CallFacts,
+    point: CompressionPoint,
+    projection: Projection,
+  ): { messages: Message[]; measures: MessageMeasure[] } {
+    const messages: Message[] = [];
+    const measures: MessageMeasure[] = [];
+    const add = (message: Message, sent: Message = message) => {
+      messages.push(sent);
+      measures.push(this.meter.measure(message));
+    };
+    if (point.state) for (const message of this.stateMessages(point.state)) add(message);
+    const pinned = projection.layout.pinned(point.coveredCount);
+    if (pinned >= 0) add(facts.messages[pinned] as Message, facts.input[pinned]);
+    for (let index = point.coveredCount; index < facts.messages.length; index++) {
+      const message = projection.view.messages[index] as Message;
+      add(message, message === facts.messages[index] ? facts.input[index] : message);
     }
-    return tokens;
+    return { messages, measures };
   }
 
-  private get acknowledgement(): string {
-    return this.options.acknowledgement ?? DEFAULT_STATE_ACKNOWLEDGEMENT;
+  private project(facts: CallFacts, point: CompressionPoint): Projection {
+    return project(facts, point, {
+      meter: this.meter,
+      keepRecent: this.settings.keepRecent,
+      cache: this.projectionCache,
+    });
   }
 
-  /** Runs the summarizer once per fold point, even when concurrent calls of one conversation ask for it together. */
-  fold(key: string, messages: readonly Message[], previous: SessionState | undefined): Promise<SessionState> {
-    const pending = this.inFlight.get(key);
-    if (pending) return pending;
-    const promise = runSummarizer(this.summarizer, {
-      messages,
-      previous,
-      timeoutMs: this.options.summarizerTimeoutMs ?? DEFAULT_SUMMARIZER_TIMEOUT_MS,
-    }).finally(() => this.inFlight.delete(key));
-    this.inFlight.set(key, promise);
-    return promise;
+  /** Tokens of the prompt at a point. */
+  private total(projection: Projection, point: CompressionPoint): number {
+    return projection.layout.total(point.coveredCount, this.stateTokens(point.state));
+  }
+
+  /** The session state pair of a state, rendered once per state object. */
+  private stateMessages(state: SessionState): readonly Message[] {
+    let pair = this.statePairs.get(state);
+    if (!pair) {
+      pair = sessionStateMessages(state, this.settings.acknowledgement);
+      this.statePairs.set(state, pair);
+    }
+    return pair;
+  }
+
+  /** Tokens of the session state pair, 0 without a state. */
+  private stateTokens(state: SessionState | undefined): number {
+    if (!state) return 0;
+    return this.stateMessages(state).reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
   }
 }

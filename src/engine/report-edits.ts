@@ -1,8 +1,18 @@
 import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import { forEachResult } from '../strategies/observation-masking.js';
 import type { Message } from '../transcript/transcript.js';
-import { newlyTruncated } from '../view/prompt-view.js';
-import type { FoldCall } from './compress-call.js';
+import type { CompressionDecision } from '../triggers/decisions.js';
+import { newlyTruncated, type PromptView } from '../view/prompt-view.js';
+import type { CallFacts } from './call-facts.js';
+
+/** What a call's shortened and redacted tool results add to its report. */
+export interface EditReport {
+  /** Results shortened that the previous prompt did not show shortened, and the tokens that saved. */
+  readonly truncated: { readonly count: number; readonly tokensFreed: number };
+  /** Redactions of the latest step that this instance had not sent yet, and the tokens they freed. */
+  readonly redacted: { readonly count: number; readonly tokensFreed: number };
+  readonly decisions: readonly CompressionDecision[];
+}
 
 /**
  * Logs this call's shortened and redacted tool results as decisions, and counts the ones that are news: shortened
@@ -10,19 +20,22 @@ import type { FoldCall } from './compress-call.js';
  * instance has not sent yet (a retry stays silent).
  */
 export function reportEdits({
-  call,
-  latestRedactions,
+  facts,
+  view,
+  covered,
   previousPrompt,
   meter,
 }: {
-  call: FoldCall;
-  latestRedactions: ReadonlySet<string>;
+  facts: CallFacts;
+  view: PromptView;
+  covered: number;
   previousPrompt: readonly MessageMeasure[] | undefined;
   meter: MessageMeter;
-}): { truncated: number; redacted: { count: number; tokensFreed: number } } {
-  const { view, messages, coveredCount: covered, limits } = call;
+}): EditReport {
+  const { messages, limits, latestRedactions, siteByKey } = facts;
+  const decisions: CompressionDecision[] = [];
   if (view.truncatedIds.length > 0) {
-    call.decisions.push({
+    decisions.push({
       trigger: 'oversized-result',
       scope: { kind: 'observations', toolCallIds: view.truncatedIds },
       confidence: 1,
@@ -30,24 +43,27 @@ export function reportEdits({
     });
   }
   const redacted = { count: 0, tokensFreed: 0 };
-  if (view.truncatedIds.length === 0 && latestRedactions.size === 0) return { truncated: 0, redacted };
+  if (view.truncatedIds.length === 0 && latestRedactions.size === 0)
+    return { truncated: { count: 0, tokensFreed: 0 }, redacted, decisions };
   const previousHashes = new Set(previousPrompt?.map((measure) => measure.hash));
   const truncated =
-    view.truncatedIds.length > 0 ? newlyTruncated({ view, messages, from: covered, previousHashes, meter }) : 0;
+    view.truncatedIds.length > 0
+      ? newlyTruncated({ view, messages, from: covered, previousHashes, meter })
+      : { count: 0, tokensFreed: 0 };
   forEachResult(latestRedactions.size > 0 ? view.messages : [], (part, key, messageIndex) => {
     if (messageIndex < covered || part.edit !== 'redacted' || !latestRedactions.has(key)) return;
     if (previousHashes.has(meter.measure(view.messages[messageIndex] as Message).hash)) return;
     redacted.count++;
-    redacted.tokensFreed += Math.max(0, (call.siteByKey.get(key)?.tokens ?? 0) - meter.countText(part.output));
+    redacted.tokensFreed += Math.max(0, (siteByKey.get(key)?.tokens ?? 0) - meter.countText(part.output));
   });
   if (redacted.count > 0) {
-    const keys = [...latestRedactions].filter((key) => (call.siteByKey.get(key)?.messageIndex ?? -1) >= covered);
-    call.decisions.push({
+    const keys = [...latestRedactions].filter((key) => (siteByKey.get(key)?.messageIndex ?? -1) >= covered);
+    decisions.push({
       trigger: 'redaction',
-      scope: { kind: 'observations', toolCallIds: keys.map((key) => call.siteByKey.get(key)?.callId ?? key) },
+      scope: { kind: 'observations', toolCallIds: keys.map((key) => siteByKey.get(key)?.callId ?? key) },
       confidence: 1,
       details: `the model redacted ${redacted.count} tool results, freeing ${redacted.tokensFreed} tokens`,
     });
   }
-  return { truncated, redacted };
+  return { truncated, redacted, decisions };
 }

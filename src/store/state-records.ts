@@ -36,6 +36,12 @@ export const MAX_INDEXED_CUTS = 64;
  * messages still match in two reads, whatever server instance wrote it.
  */
 export class StateRecords {
+  /**
+   * Records and indexes validated before, by the object the store returned: a store that hands back the same object
+   * (the memory store) is validated once per value, not on every call.
+   */
+  private readonly validated = new WeakMap<object, unknown>();
+
   constructor(
     private readonly store: StateStore,
     private readonly ttlMs: number | undefined,
@@ -61,16 +67,17 @@ export class StateRecords {
     prefixHashes: readonly number[];
     maxThrough: number;
   }): Promise<StateRecord | undefined> {
-    const index = IndexSchema.safeParse(await this.store.get(this.indexKey(namespace, anchor)));
-    if (!index.success) return undefined;
-    const candidates = index.data
+    const index = this.parse(IndexSchema, await this.store.get(this.indexKey(namespace, anchor)));
+    if (!index) return undefined;
+    const candidates = index
       .filter((cut) => cut.through <= maxThrough && prefixHashes[cut.through]?.toString(36) === cut.prefixHash)
       .sort((a, b) => b.through - a.through);
     for (const cut of candidates) {
-      const record = StateRecordSchema.safeParse(
+      const record = this.parse(
+        StateRecordSchema,
         await this.store.get(this.recordKey(namespace, cut.through, cut.prefixHash)),
       );
-      if (record.success && record.data.prefixHash === cut.prefixHash) return record.data;
+      if (record && record.prefixHash === cut.prefixHash) return record;
     }
     return undefined;
   }
@@ -80,11 +87,21 @@ export class StateRecords {
     const options = this.ttlMs ? { ttlMs: this.ttlMs } : undefined;
     await this.store.set(this.recordKey(namespace, record.through, record.prefixHash), record, options);
     const indexKey = this.indexKey(namespace, anchor);
-    const existing = IndexSchema.safeParse(await this.store.get(indexKey));
-    const cuts = (existing.success ? existing.data : []).filter(
+    const existing = this.parse(IndexSchema, await this.store.get(indexKey));
+    const cuts = (existing ?? []).filter(
       (cut) => !(cut.through === record.through && cut.prefixHash === record.prefixHash),
     );
     cuts.push({ through: record.through, prefixHash: record.prefixHash });
     await this.store.set(indexKey, cuts.slice(-MAX_INDEXED_CUTS), options);
+  }
+
+  /** The value parsed by a schema, undefined when it does not fit; remembered per stored object. */
+  private parse<T>(schema: z.ZodType<T>, value: unknown): T | undefined {
+    if (typeof value !== 'object' || value === null) return undefined;
+    if (this.validated.has(value)) return this.validated.get(value) as T | undefined;
+    const parsed = schema.safeParse(value);
+    const result = parsed.success ? parsed.data : undefined;
+    this.validated.set(value, result);
+    return result;
   }
 }

@@ -59,8 +59,9 @@ export function buildView({
 }
 
 /**
- * How many tool results this call's view shortened head-and-tail that the previous prompt (given as message hashes)
- * did not already show shortened: truncations carried over from earlier calls are not counted again.
+ * The tool results this call's view shortened head-and-tail that the previous prompt (given as message hashes) did
+ * not already show shortened, and the tokens that saved: truncations carried over from earlier calls are not counted
+ * again.
  */
 export function newlyTruncated({
   view,
@@ -74,12 +75,17 @@ export function newlyTruncated({
   from: number;
   previousHashes: ReadonlySet<number>;
   meter: MessageMeter;
-}): number {
+}): { count: number; tokensFreed: number } {
   let count = 0;
+  let tokensFreed = 0;
   for (let index = from; index < view.messages.length; index++) {
     const message = view.messages[index] as Message;
     if (message === messages[index] || previousHashes.has(meter.measure(message).hash)) continue;
-    for (const part of message.parts) if (part.type === 'tool-result' && part.edit === 'truncated') count++;
+    let shortened = 0;
+    for (const part of message.parts) if (part.type === 'tool-result' && part.edit === 'truncated') shortened++;
+    if (shortened === 0) continue;
+    count += shortened;
+    tokensFreed += Math.max(0, meter.measure(messages[index] as Message).tokens - (view.tokens[index] as number));
   }
-  return count;
+  return { count, tokensFreed };
 }

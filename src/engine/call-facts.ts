@@ -1,0 +1,102 @@
+import { hash53, hashChain } from '../counting/hash.js';
+import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js';
+import type { BudgetLimits } from '../options/budget.js';
+import type { StepSignals } from '../signals/step-signals.js';
+import { type MaskingOptions, maskableKeys, type ResultSite, resultSites } from '../strategies/observation-masking.js';
+import { collectRedactions, type RedactionRules } from '../strategies/redaction.js';
+import type { Message, Transcript } from '../transcript/transcript.js';
+
+/**
+ * What one call is about, read once at its start and never changed: the history, its hashes and counts, the tool
+ * results in it, the redactions it carries and the step signals. Every later stage reads these facts.
+ */
+export interface CallFacts {
+  readonly namespace: string;
+  /** Hash of the first message: the key of the conversation's index of compression points. */
+  readonly anchor: string;
+  /** Namespace and anchor: the key of per-conversation memory of this engine instance. */
+  readonly conversation: string;
+  readonly system: readonly Message[];
+  /**
+   * The history as the engine works on it: messages equal to those of the previous call of this conversation are the
+   * previous call's objects (see `HistoryMemory`), so memos keyed by message hit.
+   */
+  readonly messages: readonly Message[];
+  /** The caller's messages of this call, index for index: what untouched messages go out as. */
+  readonly input: readonly Message[];
+  /** `prefixHashes[k]` is the hash of the namespace and the first k messages. */
+  readonly prefixHashes: readonly number[];
+  readonly limits: BudgetLimits;
+  /** Measures of the system messages (awareness block included) and of the tool definitions, in prompt order. */
+  readonly fixedMeasures: readonly MessageMeasure[];
+  /** Tokens of the system prompt, the awareness block and the tool definitions. */
+  readonly fixedTokens: number;
+  readonly sites: readonly ResultSite[];
+  /** Tool results by `ResultSite.key`. */
+  readonly siteByKey: ReadonlyMap<string, ResultSite>;
+  /** Keys of the results this history allows to mask (see `maskableKeys`). */
+  readonly maskable: ReadonlySet<string>;
+  /** Redactions replayed from the conversation: result key to the model's reason. */
+  readonly redactions: ReadonlyMap<string, string>;
+  /** Redactions made by the latest step, reported once by the call that first applies them. */
+  readonly latestRedactions: ReadonlySet<string>;
+  /** Signals of each step (an assistant message and its tool results); empty when no trigger reads them. */
+  readonly steps: readonly StepSignals[];
+}
+
+/** How the engine reads a call: its counter and the optional parts that decide which facts are needed. */
+export interface ReadCallOptions {
+  readonly meter: MessageMeter;
+  readonly limits: BudgetLimits;
+  readonly namespace: string;
+  /** The caller's system messages followed by the awareness block. */
+  readonly system: readonly Message[];
+  readonly masking: Required<MaskingOptions> | undefined;
+  readonly redaction: RedactionRules | undefined;
+  readonly redactionToolName: string;
+  /** Replaces messages seen in the previous call of the conversation by the remembered objects. */
+  readonly recall: (conversation: string, messages: readonly Message[]) => readonly Message[];
+  /** The step signals of the history, when a trigger reads them. */
+  readonly analyzeSteps:
+    | ((conversation: string, messages: readonly Message[], prefixHashes: readonly number[]) => StepSignals[])
+    | undefined;
+}
+
+/** Counts a call's prompt and reads what the later stages need from it. */
+export function readCall(transcript: Transcript, options: ReadCallOptions): CallFacts {
+  const { meter, limits, namespace, system, masking } = options;
+  const input = transcript.messages;
+  const anchor = (input[0] ? meter.measure(input[0]).hash : 0).toString(36);
+  const conversation = `${namespace}\u0000${anchor}`;
+  const messages = options.recall(conversation, input);
+  const toolsJson = transcript.tools.length > 0 ? JSON.stringify(transcript.tools) : '';
+  const toolsMeasure = { hash: hash53(toolsJson), tokens: meter.countText(toolsJson) };
+  const fixedMeasures = [toolsMeasure, ...system.map((message) => meter.measure(message))];
+  const prefixHashes = new Array<number>(messages.length + 1);
+  prefixHashes[0] = hash53(namespace);
+  for (let index = 0; index < messages.length; index++) {
+    prefixHashes[index + 1] = hashChain(prefixHashes[index] as number, meter.measure(messages[index] as Message).hash);
+  }
+  const sites = resultSites(messages, meter);
+  const replayed = options.redaction
+    ? collectRedactions(messages, options.redaction)
+    : { reasons: new Map<string, string>(), latest: new Set<string>() };
+  return {
+    namespace,
+    anchor,
+    conversation,
+    system,
+    messages,
+    input,
+    prefixHashes,
+    limits,
+    fixedMeasures,
+    fixedTokens: fixedMeasures.reduce((sum, measure) => sum + measure.tokens, 0),
+    sites,
+    siteByKey: new Map(sites.map((site) => [site.key, site])),
+    maskable: masking ? maskableKeys(messages, sites, masking, options.redactionToolName) : new Set<string>(),
+    redactions: replayed.reasons,
+    latestRedactions: replayed.latest,
+    steps: options.analyzeSteps ? options.analyzeSteps(conversation, messages, prefixHashes) : [],
+  };
+}

@@ -1,0 +1,40 @@
+import type { MessageMeter } from '../counting/message-meter.js';
+import type { ResultEdit } from '../strategies/observation-masking.js';
+import type { Message } from '../transcript/transcript.js';
+import { FoldLayout } from '../view/fold-layout.js';
+import { buildView, type PromptView } from '../view/prompt-view.js';
+import type { CallFacts } from './call-facts.js';
+import type { CompressionPoint } from './compression-point.js';
+
+/** What the model would see at a compression point: the edited messages and the token arithmetic of every cut. */
+export interface Projection {
+  readonly view: PromptView;
+  readonly layout: FoldLayout;
+}
+
+/** Memo of edits and edited messages, kept by the engine across calls. */
+export interface ProjectionCache {
+  readonly edits: Map<string, ResultEdit | null>;
+  readonly messages: Map<string, Message>;
+}
+
+/** The view and layout of a call's history at a compression point. */
+export function project(
+  facts: CallFacts,
+  point: CompressionPoint,
+  { meter, keepRecent, cache }: { meter: MessageMeter; keepRecent: number; cache: ProjectionCache },
+): Projection {
+  const view = buildView({
+    messages: facts.messages,
+    from: point.coveredCount,
+    sites: facts.sites,
+    masked: point.masked,
+    redactions: facts.redactions,
+    maskReasons: point.maskReasons,
+    keepRecent,
+    maxToolResultTokens: facts.limits.maxToolResultTokens,
+    meter,
+    cache,
+  });
+  return { view, layout: new FoldLayout(facts.messages, view.tokens, facts.fixedTokens) };
+}

@@ -1,0 +1,35 @@
+import { STATE_FORMAT_VERSION, type StateRecord } from '../store/state-records.js';
+import type { CallFacts } from './call-facts.js';
+import type { CompressionPoint } from './compression-point.js';
+
+/**
+ * The record a call stores: its fold point, state and masks, under the shortest prefix that determines them (the fold
+ * point, the last masked result, or the history a staleness decision saw), so a repeated, extended or regenerated
+ * request finds it. Never shallower than the record the call started from: the lookup takes the deepest matching
+ * record, so a newer record must not hide behind an older, deeper one.
+ */
+export function recordFor(facts: CallFacts, point: CompressionPoint): StateRecord {
+  const masked = [...point.masked].filter(
+    (key) => (facts.siteByKey.get(key)?.messageIndex ?? -1) >= point.coveredCount,
+  );
+  const maskReasons: Record<string, string> = {};
+  for (const key of masked) {
+    const reason = point.maskReasons.get(key);
+    if (reason !== undefined) maskReasons[key] = reason;
+  }
+  const stale = Object.keys(maskReasons).length > 0;
+  const through = masked.reduce(
+    (deepest, key) => Math.max(deepest, (facts.siteByKey.get(key)?.messageIndex ?? 0) + 1),
+    Math.max(point.coveredCount, stale ? point.staleThrough : 0, point.minThrough),
+  );
+  return {
+    version: STATE_FORMAT_VERSION,
+    through,
+    prefixHash: (facts.prefixHashes[through] as number).toString(36),
+    coveredCount: point.coveredCount,
+    ...(point.state ? { state: point.state } : {}),
+    droppedCount: point.droppedCount,
+    masked,
+    ...(stale ? { maskReasons } : {}),
+  };
+}

@@ -1,0 +1,42 @@
+import { DEFAULT_CACHE_PRICING } from '../options/options.js';
+import type { StepSignals } from '../signals/step-signals.js';
+import type { Message } from '../transcript/transcript.js';
+
+/**
+ * A compression below the budget threshold must promise savings this many times its cache-break cost: the calls
+ * still to come are a guess (as many as were made so far), and a wrong guess costs more than a missed saving.
+ */
+export const MASKING_PAYOFF_MARGIN = 2;
+
+/** The cache arithmetic of one compression: what it saves on the coming calls against the rewrite it causes. */
+export interface CacheEconomics {
+  readonly read: number;
+  readonly write: number;
+  /** Calls still expected in this conversation: as many as were made so far, 4 to 50. */
+  readonly expectedCalls: number;
+  weigh(freed: number, rewritten: number): { savings: number; breakCost: number; pays: boolean };
+}
+
+/**
+ * Freeing `freed` tokens saves a cache read of them on each expected coming call, and costs one cache write instead
+ * of a read for the `rewritten` tokens after the change. It pays when the savings are MASKING_PAYOFF_MARGIN times
+ * the cost.
+ */
+export function cacheEconomics(
+  pricing: { read?: number; write?: number } | undefined,
+  history: { steps: readonly StepSignals[]; messages: readonly Message[] },
+): CacheEconomics {
+  const { read, write } = { ...DEFAULT_CACHE_PRICING, ...pricing };
+  const calls = history.steps.length || history.messages.filter((message) => message.role === 'assistant').length;
+  const expectedCalls = Math.min(50, Math.max(4, calls));
+  return {
+    read,
+    write,
+    expectedCalls,
+    weigh(freed, rewritten) {
+      const savings = read * freed * expectedCalls;
+      const breakCost = (write - read) * Math.max(0, rewritten);
+      return { savings, breakCost, pays: savings >= MASKING_PAYOFF_MARGIN * breakCost };
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import type { CallFacts } from '../engine/call-facts.js';
+import type { CompressionPoint } from '../engine/compression-point.js';
+import type { Projection } from '../engine/projection.js';
+import { EMPTY_SESSION_STATE, type SessionState } from '../session-state/session-state.js';
+import type { CompressionDecision } from '../triggers/decisions.js';
+
+/** The last resort over the hard limit: the oldest messages leave the prompt without a summary. */
+export interface DropPlan {
+  readonly cut: number;
+  /** The state with a note of what was left out. */
+  readonly state: SessionState;
+  readonly decision: CompressionDecision;
+}
+
+/** Plans a drop down to `compressTo`; undefined when nothing can be dropped. */
+export function planDrop({
+  facts,
+  point,
+  projection,
+  stateTokens,
+}: {
+  facts: CallFacts;
+  point: CompressionPoint;
+  projection: Projection;
+  /** Tokens of the state pair of `state`, room for the note included by the caller. */
+  stateTokens: (state: SessionState) => number;
+}): DropPlan | undefined {
+  const from = point.coveredCount;
+  const state = point.state ?? EMPTY_SESSION_STATE;
+  const cut = projection.layout.chooseCut({
+    covered: from,
+    stateTokens: stateTokens(state) + 64,
+    targetTokens: facts.limits.compressTo,
+  });
+  if (cut === undefined) return undefined;
+  const dropped = cut - from;
+  const note = `(${dropped} earlier messages could not be summarized and were left out.)`;
+  return {
+    cut,
+    state: { ...state, conversationSummary: `${state.conversationSummary} ${note}`.trim() },
+    decision: {
+      trigger: 'hard-limit',
+      scope: { kind: 'messages', from, to: cut },
+      confidence: 1,
+      details: `prompt over the hard limit of ${facts.limits.percent(facts.limits.hardLimit)} of the budget; dropped the oldest ${dropped} messages without a summary`,
+    },
+  };
+}
+
+/** The compression point after a drop. */
+export function applyDrop(point: CompressionPoint, plan: DropPlan): CompressionPoint {
+  return {
+    ...point,
+    coveredCount: plan.cut,
+    state: plan.state,
+    droppedCount: point.droppedCount + (plan.cut - point.coveredCount),
+  };
+}

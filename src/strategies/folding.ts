@@ -1,0 +1,139 @@
+import type { MessageMeter } from '../counting/message-meter.js';
+import type { CallFacts } from '../engine/call-facts.js';
+import type { CompressionPoint } from '../engine/compression-point.js';
+import type { Projection } from '../engine/projection.js';
+import type { SessionState } from '../session-state/session-state.js';
+import type { Message } from '../transcript/transcript.js';
+import type { CompressionDecision } from '../triggers/decisions.js';
+import {
+  DEFAULT_SEMANTIC_TRIGGER_OPTIONS,
+  findBoundaries,
+  type SemanticTriggerOptions,
+} from '../triggers/semantic-triggers.js';
+import type { CacheEconomics } from './cache-economics.js';
+import { applyResultEdits, resultEdits } from './observation-masking.js';
+
+/** A fold the engine may run: the messages from the current fold point up to `cut` go into the session state. */
+export interface FoldPlan {
+  readonly cut: number;
+  readonly decision: CompressionDecision;
+}
+
+/** Room left for the state to grow by a fold: 15% of what is folded, at most 10% of the budget. */
+function stateGrowth(budget: number, foldedTokens: number): number {
+  return Math.min(budget * 0.1, foldedTokens * 0.15);
+}
+
+/**
+ * The fold the budget asks for: down to `compressTo` in one cache break (or everything up to the latest user message
+ * when forced). Undefined when nothing can be folded.
+ */
+export function planBudgetFold({
+  facts,
+  point,
+  projection,
+  stateTokens,
+  force,
+  tokensBefore,
+}: {
+  facts: CallFacts;
+  point: CompressionPoint;
+  projection: Projection;
+  /** Tokens of the state pair of the current point. */
+  stateTokens: number;
+  force: boolean;
+  tokensBefore: number;
+}): FoldPlan | undefined {
+  const { limits } = facts;
+  const { layout } = projection;
+  const from = point.coveredCount;
+  const growth = stateGrowth(limits.budget, layout.total(from, 0));
+  const cut = layout.chooseCut({
+    covered: from,
+    stateTokens: stateTokens + growth,
+    targetTokens: limits.compressTo,
+    force,
+  });
+  if (cut === undefined) return undefined;
+  return {
+    cut,
+    decision: {
+      trigger: force ? 'forced' : 'budget',
+      scope: { kind: 'messages', from, to: cut },
+      confidence: 1,
+      details: force
+        ? `folded ${cut - from} messages on request`
+        : `prompt at ${limits.percent(tokensBefore)} of the budget passed the ${limits.percent(limits.compressAt)} threshold; folded ${cut - from} messages into the session state`,
+    },
+  };
+}
+
+/**
+ * A semantic fold below the budget threshold: the deepest finished segment (see `findBoundaries`) whose fold frees at
+ * least `minTokens` and whose expected cache-read savings pay for the one-time rewrite of the rest of the prompt.
+ */
+export function planSemanticFold({
+  facts,
+  point,
+  projection,
+  stateTokens,
+  options,
+  economics,
+}: {
+  facts: CallFacts;
+  point: CompressionPoint;
+  projection: Projection;
+  stateTokens: number;
+  options: SemanticTriggerOptions;
+  economics: CacheEconomics;
+}): FoldPlan | undefined {
+  const { layout } = projection;
+  const from = point.coveredCount;
+  const now = layout.total(from, stateTokens);
+  // nothing to fold unless a finished segment beyond the fold point holds at least minTokens
+  const minTokens = options.minTokens ?? DEFAULT_SEMANTIC_TRIGGER_OPTIONS.minTokens;
+  const lastStart = facts.steps.at(-1)?.messageIndex ?? 0;
+  if (layout.total(from, 0) - layout.total(lastStart, 0) < minTokens) return undefined;
+  const boundaries = findBoundaries(facts.messages, facts.steps, options).filter(
+    (boundary) => boundary.messageIndex > from && layout.isCut(boundary.messageIndex),
+  );
+  for (const boundary of boundaries.reverse()) {
+    const folded = layout.total(from, 0) - layout.total(boundary.messageIndex, 0);
+    const after = layout.total(boundary.messageIndex, stateTokens + stateGrowth(facts.limits.budget, folded));
+    const freed = now - after;
+    const { savings, breakCost, pays } = economics.weigh(freed, after - layout.fixedTokens);
+    if (freed < minTokens || !pays) continue;
+    return {
+      cut: boundary.messageIndex,
+      decision: {
+        trigger: boundary.trigger,
+        scope: { kind: 'messages', from, to: boundary.messageIndex },
+        confidence: boundary.confidence,
+        details: `${boundary.details}; folded the finished segment (${boundary.messageIndex - from} messages), freeing about ${Math.round(freed)} tokens; expected savings ${Math.round(savings)} vs. a one-time cache rewrite costing ${Math.round(breakCost)}`,
+      },
+    };
+  }
+  return undefined;
+}
+
+/** The messages a fold hands the summarizer: what the model discarded with the redaction tool as redacted. */
+export function messagesToFold(
+  facts: CallFacts,
+  point: CompressionPoint,
+  cut: number,
+  meter: MessageMeter,
+): readonly Message[] {
+  const redactedOnly = resultEdits({
+    sites: facts.sites,
+    masked: new Set(),
+    redactions: facts.redactions,
+    keepRecent: 0,
+    meter,
+  });
+  return applyResultEdits(facts.messages, redactedOnly, point.coveredCount).slice(point.coveredCount, cut);
+}
+
+/** The compression point after a fold to `cut` produced `state`. */
+export function applyFold(point: CompressionPoint, cut: number, state: SessionState): CompressionPoint {
+  return { ...point, coveredCount: cut, state };
+}
