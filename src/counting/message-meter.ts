@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { type Message, type Part, partText, stableStringify } from '../transcript/transcript.js';
 import { hash53, hashChain } from './hash.js';
 import type { TokenCounter } from './token-counter.js';
@@ -33,21 +34,26 @@ const MEMO_MIN_CHARS = 256;
  * distinct content. Bounded: the least recently used entries are forgotten first.
  */
 export class MessageMeter {
-  /** Token counts by content hash, in two generations: a cheap approximation of LRU without per-hit reordering. */
-  private young = new Map<number, number>();
-  private old = new Map<number, number>();
+  /** Token counts by content hash. */
+  private readonly counts: LRUCache<number, number>;
   private readonly byObject = new WeakMap<object, MessageMeasure>();
-
-  private readonly textHashes = new Map<string, number>();
+  /** Hashes of long texts by the text itself, bounded by entries and by total characters. */
+  private readonly textHashes: LRUCache<string, number>;
   private readonly argsHashes = new WeakMap<object, number>();
-  private textHashChars = 0;
 
   constructor(
     readonly counter: TokenCounter,
     private readonly overheadTokens = DEFAULT_MESSAGE_OVERHEAD_TOKENS,
-    private readonly maxEntries = 50_000,
-    private readonly maxMemoChars = 32_000_000,
-  ) {}
+    maxEntries = 50_000,
+    maxMemoChars = 32_000_000,
+  ) {
+    this.counts = new LRUCache({ max: maxEntries });
+    this.textHashes = new LRUCache({
+      max: maxEntries,
+      maxSize: maxMemoChars,
+      sizeCalculation: (_hash, text) => Math.max(1, text.length),
+    });
+  }
 
   /** Hash and tokens of a message. Messages are immutable, so the result is also cached per object. */
   measure(message: Message): MessageMeasure {
@@ -122,30 +128,15 @@ export class MessageMeter {
     if (hash === undefined) {
       hash = hash53(text);
       this.textHashes.set(text, hash);
-      this.textHashChars += text.length;
-      while (this.textHashes.size > this.maxEntries || this.textHashChars > this.maxMemoChars) {
-        const oldest = this.textHashes.keys().next().value;
-        if (oldest === undefined) break;
-        this.textHashes.delete(oldest);
-        this.textHashChars -= oldest.length;
-      }
     }
     return hash;
   }
 
   private recall(hash: number): number | undefined {
-    const young = this.young.get(hash);
-    if (young !== undefined) return young;
-    const old = this.old.get(hash);
-    if (old !== undefined) this.remember(hash, old);
-    return old;
+    return this.counts.get(hash);
   }
 
   private remember(hash: number, tokens: number): void {
-    this.young.set(hash, tokens);
-    if (this.young.size >= this.maxEntries / 2) {
-      this.old = this.young;
-      this.young = new Map();
-    }
+    this.counts.set(hash, tokens);
   }
 }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { MessageMeasure } from './message-meter.js';
 
 /**
@@ -5,9 +6,11 @@ import type { MessageMeasure } from './message-meter.js';
  * shares with the previous one: what a provider's prompt cache can hit. Bounded LRU, in memory only.
  */
 export class PrefixTracker {
-  private readonly last = new Map<string, readonly MessageMeasure[]>();
+  private readonly last: LRUCache<string, readonly MessageMeasure[]>;
 
-  constructor(private readonly maxConversations = 1_000) {}
+  constructor(maxConversations = 1_000) {
+    this.last = new LRUCache({ max: maxConversations });
+  }
 
   /** The previous prompt of a conversation, if this instance saw one. */
   previous(conversation: string): readonly MessageMeasure[] | undefined {
@@ -17,12 +20,7 @@ export class PrefixTracker {
   /** Stores this prompt and returns the tokens of its longest common prefix with the previous one. */
   update(conversation: string, prompt: readonly MessageMeasure[]): number {
     const previous = this.last.get(conversation);
-    this.last.delete(conversation);
     this.last.set(conversation, prompt);
-    if (this.last.size > this.maxConversations) {
-      const oldest = this.last.keys().next().value;
-      if (oldest !== undefined) this.last.delete(oldest);
-    }
     return commonPrefixTokens(previous ?? [], prompt);
   }
 }

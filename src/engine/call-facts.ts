@@ -2,8 +2,9 @@ import { hash53, hashChain } from '../counting/hash.js';
 import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import type { BudgetLimits } from '../options/budget.js';
 import type { StepSignals } from '../signals/step-signals.js';
-import { type MaskingOptions, maskableKeys, type ResultSite, resultSites } from '../strategies/observation-masking.js';
+import { type MaskingOptions, maskableKeys } from '../strategies/observation-masking.js';
 import { collectRedactions, type RedactionRules } from '../strategies/redaction.js';
+import type { ResultSite, ResultSiteIndex } from '../transcript/result-sites.js';
 import type { Message, Transcript } from '../transcript/transcript.js';
 
 /**
@@ -54,6 +55,8 @@ export interface ReadCallOptions {
   readonly masking: Required<MaskingOptions> | undefined;
   readonly redaction: RedactionRules | undefined;
   readonly redactionToolName: string;
+  /** The tool results of each conversation, read incrementally. */
+  readonly siteIndex: ResultSiteIndex;
   /** Replaces messages seen in the previous call of the conversation by the remembered objects. */
   readonly recall: (conversation: string, messages: readonly Message[]) => readonly Message[];
   /** The step signals of the history, when a trigger reads them. */
@@ -77,7 +80,7 @@ export function readCall(transcript: Transcript, options: ReadCallOptions): Call
   for (let index = 0; index < messages.length; index++) {
     prefixHashes[index + 1] = hashChain(prefixHashes[index] as number, meter.measure(messages[index] as Message).hash);
   }
-  const sites = resultSites(messages, meter);
+  const sites = options.siteIndex.sites(conversation, messages, meter);
   const replayed = options.redaction
     ? collectRedactions(messages, options.redaction)
     : { reasons: new Map<string, string>(), latest: new Set<string>() };

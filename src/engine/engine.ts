@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { TokenCalibration } from '../counting/calibration.js';
 import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import { PrefixTracker } from '../counting/prefix-tracker.js';
@@ -23,8 +24,10 @@ import { cacheEconomics } from '../strategies/cache-economics.js';
 import { applyDrop, planDrop } from '../strategies/dropping.js';
 import { planBudgetFold, planSemanticFold } from '../strategies/folding.js';
 import { applyMasking, planMasking } from '../strategies/masking-plan.js';
+import { EDITED_MESSAGE_CACHE_SIZE, type ResultEdit } from '../strategies/observation-masking.js';
 import { extractiveSummarizer } from '../summarizers/extractive-summarizer.js';
 import { toSummarizer } from '../summarizers/summarizer.js';
+import { ResultSiteIndex } from '../transcript/result-sites.js';
 import type { Message } from '../transcript/transcript.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
 import { type CallFacts, readCall } from './call-facts.js';
@@ -33,7 +36,7 @@ import { compressEvent } from './compress-event.js';
 import { type CompressionPoint, startingPoint } from './compression-point.js';
 import { FoldRunner } from './fold-runner.js';
 import { HistoryMemory } from './history-memory.js';
-import { type Projection, project } from './projection.js';
+import { type Projection, type ProjectionCache, project } from './projection.js';
 import { recordFor } from './record-for.js';
 import { reportEdits } from './report-edits.js';
 
@@ -63,9 +66,15 @@ export class CompressionEngine {
   private readonly prefixes = new PrefixTracker();
   private readonly analyses = new StepAnalyses();
   private readonly histories = new HistoryMemory();
-  private readonly placeholderTokens = new Map<string, number>();
+  private readonly siteIndex = new ResultSiteIndex();
+  private readonly termMemo = new LRUCache<string, Map<string, number>>({ max: 5_000 });
+  private readonly placeholderTokens = new LRUCache<string, number>({ max: EDITED_MESSAGE_CACHE_SIZE });
   private readonly statePairs = new WeakMap<SessionState, readonly Message[]>();
-  private readonly projectionCache = { edits: new Map(), messages: new Map() };
+  private readonly projectionCache: ProjectionCache = {
+    edits: new LRUCache<string, ResultEdit | false>({ max: EDITED_MESSAGE_CACHE_SIZE }),
+    messages: new LRUCache<string, Message>({ max: EDITED_MESSAGE_CACHE_SIZE }),
+    descriptions: new WeakMap(),
+  };
   private readonly settings: EngineSettings;
 
   constructor(readonly options: CompressionOptions = {}) {
@@ -171,6 +180,7 @@ export class CompressionEngine {
       redaction: this.settings.redaction,
       redactionToolName: this.settings.redactionToolName,
       recall: (conversation, messages) => this.histories.recall(conversation, messages),
+      siteIndex: this.siteIndex,
       analyzeSteps:
         this.settings.staleness || this.settings.semantic
           ? (conversation, messages, prefixHashes) => this.analyses.analyze(conversation, messages, prefixHashes)
@@ -226,6 +236,8 @@ export class CompressionEngine {
         economics,
         meter: this.meter,
         placeholderTokens: this.placeholderTokens,
+        descriptions: this.projectionCache.descriptions,
+        termMemo: this.termMemo,
       });
       if (plan) {
         point = applyMasking(point, plan, facts.messages.length);

@@ -1,5 +1,5 @@
 import type { MessageMeter } from '../counting/message-meter.js';
-import type { ResultEdit } from '../strategies/observation-masking.js';
+import type { CallDescriptions, Memo, ResultEdit } from '../strategies/observation-masking.js';
 import type { Message } from '../transcript/transcript.js';
 import { FoldLayout } from '../view/fold-layout.js';
 import { buildView, type PromptView } from '../view/prompt-view.js';
@@ -14,8 +14,9 @@ export interface Projection {
 
 /** Memo of edits and edited messages, kept by the engine across calls. */
 export interface ProjectionCache {
-  readonly edits: Map<string, ResultEdit | null>;
-  readonly messages: Map<string, Message>;
+  readonly edits: Memo<ResultEdit | false>;
+  readonly messages: Memo<Message>;
+  readonly descriptions: CallDescriptions;
 }
 
 /** The view and layout of a call's history at a compression point. */

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 /** Options of one write to a store. */
 export interface StateStoreSetOptions {
   /** Time to live in milliseconds; the store may forget the value after it. */
@@ -32,7 +33,7 @@ export function memoryStateStore({
   maxEntries = DEFAULT_MEMORY_STORE_MAX_ENTRIES,
   now = Date.now,
 }: MemoryStateStoreOptions = {}): StateStore & { readonly size: number; clear(): void } {
-  const entries = new Map<string, { value: unknown; expiresAt: number }>();
+  const entries = new LRUCache<string, { value: unknown; expiresAt: number }>({ max: maxEntries });
   return {
     get size() {
       return entries.size;
@@ -47,18 +48,10 @@ export function memoryStateStore({
         entries.delete(key);
         return undefined;
       }
-      entries.delete(key);
-      entries.set(key, entry);
       return entry.value;
     },
     async set(key, value, options) {
-      entries.delete(key);
       entries.set(key, { value, expiresAt: options?.ttlMs ? now() + options.ttlMs : Number.POSITIVE_INFINITY });
-      while (entries.size > maxEntries) {
-        const oldest = entries.keys().next().value;
-        if (oldest === undefined) break;
-        entries.delete(oldest);
-      }
     },
   };
 }

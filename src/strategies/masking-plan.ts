@@ -8,9 +8,16 @@ import {
   findSupersededObservations,
   type StalenessOptions,
   type StaleObservation,
+  type TermMemo,
 } from '../triggers/staleness.js';
 import type { CacheEconomics } from './cache-economics.js';
-import { type MaskingOptions, type MaskingStep, planMaskingStep } from './observation-masking.js';
+import {
+  type CallDescriptions,
+  type MaskingOptions,
+  type MaskingStep,
+  type Memo,
+  planMaskingStep,
+} from './observation-masking.js';
 
 /** A masking step the engine may apply: the results to mask, why, and the decisions that explain it. */
 export interface MaskingPlan {
@@ -39,7 +46,13 @@ export function planMasking({
   economics,
   meter,
   placeholderTokens,
+  descriptions,
+  termMemo,
 }: {
+  /** Memo of term counts for the scored staleness, kept by the engine across calls. */
+  termMemo: TermMemo;
+  /** Memo of call descriptions, kept by the engine across calls. */
+  descriptions: CallDescriptions;
   facts: CallFacts;
   point: CompressionPoint;
   projection: Projection;
@@ -50,7 +63,7 @@ export function planMasking({
   economics: CacheEconomics;
   meter: MessageMeter;
   /** Memo of placeholder token counts, kept by the engine across calls. */
-  placeholderTokens: Map<string, number>;
+  placeholderTokens: Memo<number>;
 }): MaskingPlan | undefined {
   const hidden = new Set([...point.masked, ...facts.redactions.keys()]);
   const { read, write, expectedCalls, weigh } = economics;
@@ -81,6 +94,7 @@ export function planMasking({
       reasons: stale,
       worthPlanning: (bound) => pressure || pays(bound),
       placeholderTokens,
+      descriptions,
     });
   let step = plan();
   if (step.keys.length === 0 || (!pressure && !pays(step))) return undefined;
@@ -94,6 +108,7 @@ export function planMasking({
         sites: facts.sites,
         from: point.coveredCount,
         options: staleness,
+        termMemo,
       }),
     );
     if (stale.size > before) {

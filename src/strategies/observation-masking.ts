@@ -1,11 +1,14 @@
-import { DEFAULT_MESSAGE_OVERHEAD_TOKENS, type MessageMeter } from '../counting/message-meter.js';
+import type { MessageMeter } from '../counting/message-meter.js';
 import {
   describeToolCall,
   maskedResultPlaceholder,
   redactedResultPlaceholder,
   staleResultPlaceholder,
 } from '../options/prompts.js';
+import { forEachResult, type ResultSite } from '../transcript/result-sites.js';
 import type { Message, ToolResultPart } from '../transcript/transcript.js';
+
+export { forEachResult, type ResultSite, resultSites } from '../transcript/result-sites.js';
 
 /** Options of observation masking: old tool results become short placeholders, their calls stay. */
 export interface MaskingOptions {
@@ -19,63 +22,6 @@ export interface MaskingOptions {
 
 /** Defaults of observation masking. */
 export const DEFAULT_MASKING_OPTIONS = Object.freeze({ keepRecent: 10, clearAtLeast: 2_000, excludeTools: [] });
-
-/** One tool result of the transcript, where it is and what it is. */
-export interface ResultSite {
-  /** Identifies this result: its call id, with `#n` added for the n-th repeat of an id (some agents reuse ids). */
-  readonly key: string;
-  readonly callId: string;
-  readonly name: string;
-  readonly args: unknown;
-  readonly messageIndex: number;
-  readonly isError: boolean;
-  readonly tokens: number;
-}
-
-/** Calls `visit` for every tool result with its key (see `ResultSite.key`), in order. */
-export function forEachResult(
-  messages: readonly Message[],
-  visit: (part: ToolResultPart, key: string, messageIndex: number) => void,
-): void {
-  const seen = new Map<string, number>();
-  messages.forEach((message, messageIndex) => {
-    for (const part of message.parts) {
-      if (part.type !== 'tool-result') continue;
-      const occurrence = seen.get(part.callId) ?? 0;
-      seen.set(part.callId, occurrence + 1);
-      visit(part, occurrence === 0 ? part.callId : `${part.callId}#${occurrence}`, messageIndex);
-    }
-  });
-}
-
-/** Every tool result of the transcript in order, with its call's name and arguments. */
-export function resultSites(messages: readonly Message[], meter: MessageMeter): ResultSite[] {
-  const calls = new Map<string, unknown>();
-  const sites: ResultSite[] = [];
-  const keys = new Map<ToolResultPart, string>();
-  forEachResult(messages, (part, key) => keys.set(part, key));
-  messages.forEach((message, messageIndex) => {
-    for (const part of message.parts) {
-      if (part.type === 'tool-call') calls.set(part.id, part.args);
-      else if (part.type === 'tool-result') {
-        sites.push({
-          key: keys.get(part) as string,
-          callId: part.callId,
-          name: part.name,
-          args: calls.get(part.callId),
-          messageIndex,
-          isError: part.isError === true,
-          // a message holding one result: its output's tokens are the message's, less the framing
-          tokens:
-            message.parts.length === 1
-              ? meter.measure(message).tokens - DEFAULT_MESSAGE_OVERHEAD_TOKENS
-              : meter.countText(part.output),
-        });
-      }
-    }
-  });
-  return sites;
-}
 
 /** A planned masking step: the results to mask (by `ResultSite.key`), and the tokens it frees. */
 export interface MaskingStep {
@@ -133,9 +79,12 @@ export function planMaskingStep({
   reasons,
   worthPlanning = () => true,
   placeholderTokens,
+  descriptions,
 }: {
+  /** Memo of call descriptions, kept by the engine across calls. */
+  descriptions?: CallDescriptions;
   /** Memo of placeholder token counts by result, reason and size, shared across calls. */
-  placeholderTokens?: Map<string, number>;
+  placeholderTokens?: Memo<number>;
   sites: readonly ResultSite[];
   covered: number;
   hidden: ReadonlySet<string>;
@@ -167,11 +116,8 @@ export function planMaskingStep({
     const memoKey = `${site.key}\u0001${site.tokens}\u0001${reason ?? ''}`;
     let tokens = placeholderTokens?.get(memoKey);
     if (tokens === undefined) {
-      tokens = meter.countText(maskPlaceholderFor(site, keepRecent, reason));
+      tokens = meter.countText(maskPlaceholderFor(site, keepRecent, reason, descriptions));
       placeholderTokens?.set(memoKey, tokens);
-      if (placeholderTokens && placeholderTokens.size > EDITED_MESSAGE_CACHE_SIZE) {
-        placeholderTokens.delete(placeholderTokens.keys().next().value as string);
-      }
     }
     const saved = site.tokens - tokens;
     if (saved <= 0) continue;
@@ -182,11 +128,14 @@ export function planMaskingStep({
   return { keys, freed, firstMessageIndex };
 }
 
-const descriptions = new WeakMap<object, string>();
+/** Descriptions of tool calls by arguments object, kept by the engine across calls. */
+export type CallDescriptions = WeakMap<object, string>;
 
-/** `describeToolCall`, memoized per arguments object (frameworks pass the caller's objects on from call to call). */
-function describeSite(site: ResultSite): string {
-  if (typeof site.args !== 'object' || site.args === null) return describeToolCall(site.name, site.args);
+/** `describeToolCall`, memoized per arguments object when a memo is given (the engine keeps one). */
+function describeSite(site: ResultSite, descriptions: CallDescriptions | undefined): string {
+  if (!descriptions || typeof site.args !== 'object' || site.args === null) {
+    return describeToolCall(site.name, site.args);
+  }
   let description = descriptions.get(site.args);
   if (description === undefined || !description.startsWith(`${site.name}(`)) {
     description = describeToolCall(site.name, site.args);
@@ -196,10 +145,16 @@ function describeSite(site: ResultSite): string {
 }
 
 /** The placeholder of a masked result: old, or stale for the given reason. */
-export function maskPlaceholderFor(site: ResultSite, keepRecent: number, reason?: string): string {
+export function maskPlaceholderFor(
+  site: ResultSite,
+  keepRecent: number,
+  reason?: string,
+  descriptions?: CallDescriptions,
+): string {
+  const call = describeSite(site, descriptions);
   return reason === undefined
-    ? maskedResultPlaceholder({ call: describeSite(site), tokens: site.tokens, keepRecent })
-    : staleResultPlaceholder({ call: describeSite(site), tokens: site.tokens, reason });
+    ? maskedResultPlaceholder({ call, tokens: site.tokens, keepRecent })
+    : staleResultPlaceholder({ call, tokens: site.tokens, reason });
 }
 
 /** What replaces a tool result: a masked or redacted placeholder. */
@@ -217,7 +172,10 @@ export function resultEdits({
   meter,
   memo,
   maskReasons,
+  descriptions,
 }: {
+  /** Memo of call descriptions, kept by the engine across calls. */
+  descriptions?: CallDescriptions;
   sites: readonly ResultSite[];
   masked: ReadonlySet<string>;
   redactions: ReadonlyMap<string, string>;
@@ -226,7 +184,7 @@ export function resultEdits({
   keepRecent: number;
   meter: MessageMeter;
   /** Edits of earlier calls by result and reason, so placeholders are not rebuilt and counted on every call. */
-  memo?: Map<string, ResultEdit | null>;
+  memo?: Memo<ResultEdit | false>;
 }): Map<string, ResultEdit> {
   const edits = new Map<string, ResultEdit>();
   for (const site of sites) {
@@ -235,19 +193,16 @@ export function resultEdits({
     const staleReason = reason === undefined ? maskReasons?.get(site.key) : undefined;
     const memoKey =
       memo &&
-      `${site.key}\u0001${site.tokens}\u0001${describeSite(site)}\u0001${reason ?? ''}\u0001${staleReason ?? ''}`;
+      `${site.key}\u0001${site.tokens}\u0001${describeSite(site, descriptions)}\u0001${reason ?? ''}\u0001${staleReason ?? ''}`;
     let edit = memoKey === undefined ? undefined : memo?.get(memoKey);
     if (edit === undefined) {
       const candidate: ResultEdit =
         reason !== undefined
-          ? { kind: 'redacted', text: redactedResultPlaceholder({ call: describeSite(site), reason }) }
-          : { kind: 'masked', text: maskPlaceholderFor(site, keepRecent, staleReason) };
+          ? { kind: 'redacted', text: redactedResultPlaceholder({ call: describeSite(site, descriptions), reason }) }
+          : { kind: 'masked', text: maskPlaceholderFor(site, keepRecent, staleReason, descriptions) };
       // a placeholder is never longer than what it replaces
-      edit = meter.countText(candidate.text) < site.tokens ? candidate : null;
-      if (memo && memoKey !== undefined) {
-        memo.set(memoKey, edit);
-        if (memo.size > EDITED_MESSAGE_CACHE_SIZE) memo.delete(memo.keys().next().value as string);
-      }
+      edit = meter.countText(candidate.text) < site.tokens ? candidate : false;
+      if (memo && memoKey !== undefined) memo.set(memoKey, edit);
     }
     if (edit) edits.set(site.key, edit);
   }
@@ -264,7 +219,7 @@ export function applyResultEdits(
   messages: readonly Message[],
   edits: ReadonlyMap<string, ResultEdit>,
   from = 0,
-  cache?: { key: (message: Message, edits: readonly ResultEdit[]) => string; map: Map<string, Message> },
+  cache?: { key: (message: Message, edits: readonly ResultEdit[]) => string; map: Memo<Message> },
 ): Message[] {
   if (edits.size === 0) return [...messages];
   const replaced = new Map<ToolResultPart, ResultEdit>();
@@ -286,11 +241,16 @@ export function applyResultEdits(
     const edited: Message = { ...message, parts, edited: true };
     if (cacheKey !== undefined && cache) {
       cache.map.set(cacheKey, edited);
-      if (cache.map.size > EDITED_MESSAGE_CACHE_SIZE) cache.map.delete(cache.map.keys().next().value as string);
     }
     return edited;
   });
 }
 
-/** Edited messages kept for reuse across calls. */
+/** Edited messages, edits and placeholder counts kept for reuse across calls (each memo's bound). */
 export const EDITED_MESSAGE_CACHE_SIZE = 20_000;
+
+/** A bounded memo by string key; the engine passes an LRU cache. */
+export interface Memo<V> {
+  get(key: string): V | undefined;
+  set(key: string, value: V): unknown;
+}

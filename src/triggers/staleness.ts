@@ -40,19 +40,22 @@ export interface StaleObservation {
 
 const WORD = /[A-Za-z_][A-Za-z0-9_]{2,}/g;
 
-const termCache = new Map<string, Map<string, number>>();
+/** Term counts by text, kept by the engine across calls. */
+export interface TermMemo {
+  get(text: string): Map<string, number> | undefined;
+  set(text: string, counts: Map<string, number>): unknown;
+}
 
-/** Term counts of a text (its first 20,000 characters), memoized per text. */
-function terms(text: string): Map<string, number> {
-  const cached = termCache.get(text);
+/** Term counts of a text (its first 20,000 characters), memoized per text when a memo is given. */
+function terms(text: string, memo: TermMemo | undefined): Map<string, number> {
+  const cached = memo?.get(text);
   if (cached) return cached;
   const counts = new Map<string, number>();
   for (const match of text.slice(0, 20_000).matchAll(WORD)) {
     const term = match[0].toLowerCase();
     counts.set(term, (counts.get(term) ?? 0) + 1);
   }
-  termCache.set(text, counts);
-  if (termCache.size > 5_000) termCache.delete(termCache.keys().next().value as string);
+  memo?.set(text, counts);
   return counts;
 }
 
@@ -137,12 +140,15 @@ export function findStaleObservations({
   sites,
   from,
   options = {},
+  termMemo,
 }: {
   messages: readonly Message[];
   steps: readonly StepSignals[];
   sites: readonly ResultSite[];
   from: number;
   options?: StalenessOptions;
+  /** Term counts of earlier calls (the engine keeps one). */
+  termMemo?: TermMemo;
 }): StaleObservation[] {
   const settings = { ...DEFAULT_STALENESS_OPTIONS, ...options };
   const weights = settings.weights;
@@ -150,8 +156,8 @@ export function findStaleObservations({
   const recent = steps.slice(Math.max(0, steps.length - settings.window));
   const recentTexts = recent.map((step) => stepText(messages, step));
   const context = recentTexts.join('\n');
-  const contextTerms = terms(context);
-  const observationTerms = new Map(candidates.map((site) => [site.key, terms(resultOutput(messages, site))]));
+  const contextTerms = terms(context, termMemo);
+  const observationTerms = new Map(candidates.map((site) => [site.key, terms(resultOutput(messages, site), termMemo)]));
   const documentFrequency = new Map<string, number>();
   for (const vector of [...observationTerms.values(), contextTerms]) {
     for (const term of vector.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);

@@ -1,6 +1,13 @@
 import { hash53 } from '../counting/hash.js';
 import type { MessageMeter } from '../counting/message-meter.js';
-import { applyResultEdits, type ResultEdit, type ResultSite, resultEdits } from '../strategies/observation-masking.js';
+import {
+  applyResultEdits,
+  type CallDescriptions,
+  type Memo,
+  type ResultEdit,
+  type ResultSite,
+  resultEdits,
+} from '../strategies/observation-masking.js';
 import { truncateOversizedResults } from '../strategies/truncate-tool-result.js';
 import type { Message } from '../transcript/transcript.js';
 
@@ -33,7 +40,7 @@ export function buildView({
   messages: readonly Message[];
   from: number;
   /** Edits and edited messages of earlier calls, reused when the same message gets the same edits. */
-  cache?: { edits: Map<string, ResultEdit | null>; messages: Map<string, Message> };
+  cache?: { edits: Memo<ResultEdit | false>; messages: Memo<Message>; descriptions?: CallDescriptions };
   sites: readonly ResultSite[];
   masked: ReadonlySet<string>;
   redactions: ReadonlyMap<string, string>;
@@ -41,7 +48,16 @@ export function buildView({
   maxToolResultTokens: number;
   meter: MessageMeter;
 }): PromptView {
-  const edits = resultEdits({ sites, masked, redactions, maskReasons, keepRecent, meter, memo: cache?.edits });
+  const edits = resultEdits({
+    sites,
+    masked,
+    redactions,
+    maskReasons,
+    keepRecent,
+    meter,
+    memo: cache?.edits,
+    descriptions: cache?.descriptions,
+  });
   const edited = applyResultEdits(
     messages,
     edits,

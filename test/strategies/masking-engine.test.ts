@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CompressOutput } from '../../src/engine/compress-call.js';
-import { MASKING_PAYOFF_MARGIN } from '../../src/strategies/cache-economics.js';
 import { type CompressionOptions, DEFAULT_CACHE_PRICING } from '../../src/options/options.js';
 import { memoryStateStore } from '../../src/store/state-store.js';
+import { MASKING_PAYOFF_MARGIN } from '../../src/strategies/cache-economics.js';
 import {
   DEFAULT_MASKING_OPTIONS,
   maskableKeys,

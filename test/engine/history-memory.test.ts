@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { HistoryMemory } from '../../src/engine/history-memory.js';
+import type { Message } from '../../src/transcript/transcript.js';
+import { chat } from '../helpers/fixtures.js';
+
+const roundTrip = (messages: readonly Message[]): Message[] => JSON.parse(JSON.stringify(messages));
+
+describe('HistoryMemory', () => {
+  it('hands back the remembered objects for a resent history and takes the new messages as they are', () => {
+    const memory = new HistoryMemory();
+    const first = chat(6);
+    expect(memory.recall('c', first)).toBe(first);
+    const resent = roundTrip([...first, ...chat(8).slice(6)]);
+    const recalled = memory.recall('c', resent);
+    for (let index = 0; index < 6; index++) expect(recalled[index]).toBe(first[index]);
+    expect(recalled[6]).toBe(resent[6]);
+    expect(recalled[7]).toBe(resent[7]);
+  });
+
+  it('stops at the first difference: an edited message and everything after it are new', () => {
+    const memory = new HistoryMemory();
+    const first = chat(6);
+    memory.recall('c', first);
+    const edited = roundTrip(first);
+    edited[2] = { role: 'user', parts: [{ type: 'text', text: 'edited' }] };
+    const recalled = memory.recall('c', edited);
+    expect(recalled.slice(0, 2)).toEqual(first.slice(0, 2));
+    expect(recalled[0]).toBe(first[0]);
+    expect(recalled[1]).toBe(first[1]);
+    for (let index = 2; index < 6; index++) expect(recalled[index]).toBe(edited[index]);
+  });
+
+  it('keeps conversations apart', () => {
+    const memory = new HistoryMemory();
+    const first = chat(4);
+    memory.recall('a', first);
+    const other = roundTrip(first);
+    expect(memory.recall('b', other)).toBe(other);
+  });
+
+  it('forgets the least recently used conversations past its bound', () => {
+    const memory = new HistoryMemory({ maxConversations: 2 });
+    const first = chat(4);
+    memory.recall('a', first);
+    memory.recall('b', chat(2));
+    memory.recall('c', chat(2));
+    const resent = roundTrip(first);
+    expect(memory.recall('a', resent)[0]).toBe(resent[0]);
+  });
+});
