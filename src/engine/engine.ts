@@ -74,6 +74,7 @@ export class CompressionEngine {
     edits: new LRUCache<string, ResultEdit | false>({ max: EDITED_MESSAGE_CACHE_SIZE }),
     messages: new LRUCache<string, Message>({ max: EDITED_MESSAGE_CACHE_SIZE }),
     descriptions: new WeakMap(),
+    truncations: new WeakMap(),
   };
   private readonly settings: EngineSettings;
 

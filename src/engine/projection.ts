@@ -1,5 +1,6 @@
 import type { MessageMeter } from '../counting/message-meter.js';
 import type { CallDescriptions, Memo, ResultEdit } from '../strategies/observation-masking.js';
+import type { TruncationMemo } from '../strategies/truncate-tool-result.js';
 import type { Message } from '../transcript/transcript.js';
 import { FoldLayout } from '../view/fold-layout.js';
 import { buildView, type PromptView } from '../view/prompt-view.js';
@@ -17,6 +18,7 @@ export interface ProjectionCache {
   readonly edits: Memo<ResultEdit | false>;
   readonly messages: Memo<Message>;
   readonly descriptions: CallDescriptions;
+  readonly truncations: TruncationMemo;
 }
 
 /** The view and layout of a call's history at a compression point. */

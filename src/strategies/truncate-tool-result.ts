@@ -37,15 +37,20 @@ export interface TruncatedMessages {
   readonly truncatedIds: readonly string[];
 }
 
+/** Shortened messages by the message they were cut from, with the limit they were cut to; kept by the engine. */
+export type TruncationMemo = WeakMap<Message, { readonly maxTokens: number; readonly message: Message }>;
+
 /**
  * Shortens every tool result above `maxTokens`, keeping its call, id and pairing. Messages without such a result
- * are returned as the same objects, so adapters hand them back untouched.
+ * are returned as the same objects, so adapters hand them back untouched. With a memo, a message is cut once and
+ * its cut reused as long as the same message object comes back.
  */
 export function truncateOversizedResults(
   messages: readonly Message[],
   measures: readonly MessageMeasure[],
   maxTokens: number,
   meter: MessageMeter,
+  memo?: TruncationMemo,
 ): TruncatedMessages {
   const out: Message[] = [];
   const tokens: number[] = [];
@@ -55,6 +60,15 @@ export function truncateOversizedResults(
     if (measure.tokens <= maxTokens || !message.parts.some((part) => part.type === 'tool-result')) {
       out.push(message);
       tokens.push(measure.tokens);
+      return;
+    }
+    const remembered = memo?.get(message);
+    if (remembered && remembered.maxTokens === maxTokens) {
+      out.push(remembered.message);
+      tokens.push(meter.measure(remembered.message).tokens);
+      for (const part of remembered.message.parts) {
+        if (part.type === 'tool-result' && part.edit === 'truncated') truncatedIds.push(part.callId);
+      }
       return;
     }
     let changed = false;
@@ -75,6 +89,7 @@ export function truncateOversizedResults(
       return;
     }
     const edited: Message = { ...message, parts, edited: true };
+    memo?.set(message, { maxTokens, message: edited });
     out.push(edited);
     tokens.push(meter.measure(edited).tokens);
   });

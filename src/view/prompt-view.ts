@@ -8,7 +8,7 @@ import {
   type ResultSite,
   resultEdits,
 } from '../strategies/observation-masking.js';
-import { truncateOversizedResults } from '../strategies/truncate-tool-result.js';
+import { type TruncationMemo, truncateOversizedResults } from '../strategies/truncate-tool-result.js';
 import type { Message } from '../transcript/transcript.js';
 
 /** The messages as the model will see them, with their token counts. */
@@ -40,7 +40,12 @@ export function buildView({
   messages: readonly Message[];
   from: number;
   /** Edits and edited messages of earlier calls, reused when the same message gets the same edits. */
-  cache?: { edits: Memo<ResultEdit | false>; messages: Memo<Message>; descriptions?: CallDescriptions };
+  cache?: {
+    edits: Memo<ResultEdit | false>;
+    messages: Memo<Message>;
+    descriptions?: CallDescriptions;
+    truncations?: TruncationMemo;
+  };
   sites: readonly ResultSite[];
   masked: ReadonlySet<string>;
   redactions: ReadonlyMap<string, string>;
@@ -70,7 +75,7 @@ export function buildView({
     },
   );
   const measures = edited.map((message) => meter.measure(message));
-  const truncated = truncateOversizedResults(edited, measures, maxToolResultTokens, meter);
+  const truncated = truncateOversizedResults(edited, measures, maxToolResultTokens, meter, cache?.truncations);
   return { messages: truncated.messages, tokens: truncated.tokens, truncatedIds: truncated.truncatedIds };
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { approximateCounter } from '../../src/counting/token-counter.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { setup, text } from '../helpers/fixtures.js';
 
@@ -40,5 +41,36 @@ describe('oversized tool results in a loop', () => {
     }
     expect(perCall).toEqual(Array.from({ length: 12 }, () => 1));
     for (const event of events) expect(event.tokensBefore).toBeGreaterThan(event.tokensAfter);
+  });
+
+  it('cut each result once: later calls tokenize only what is new, with fresh message objects', async () => {
+    let counted = 0;
+    const base = approximateCounter();
+    const tokenCounter = {
+      name: 'counting',
+      count: (text: string) => {
+        counted += text.length;
+        return base.count(text);
+      },
+    };
+    const { run } = setup({
+      contextWindow: 200_000,
+      reserveOutputTokens: 2_000,
+      maxToolResultTokens: 1_000,
+      masking: false,
+      folding: false,
+      tokenCounter,
+    });
+    const history = loop(20);
+    const resultChars = ((history[2] as Message).parts[0] as { output: string }).output.length;
+    const perCall: number[] = [];
+    for (let end = 3; end <= history.length; end += 2) {
+      counted = 0;
+      await run(JSON.parse(JSON.stringify(history.slice(0, end))));
+      perCall.push(counted);
+    }
+    // the new result is counted whole, cut, and its head and tail counted: about three times its size, whatever the step
+    for (const chars of perCall.slice(2)) expect(chars).toBeLessThan(4 * resultChars);
+    expect(perCall.at(-1)).toBeLessThan(2 * (perCall[2] as number));
   });
 });
