@@ -13,8 +13,14 @@ export interface CommandFiles {
   readonly files: string[];
 }
 
-/** Python scripts written earlier in a run, with the literal files their code reads and writes. */
-export type ScriptEffects = Map<string, { reads: string[]; edits: string[] }>;
+/** The literal files a Python script's code reads and writes when it runs. */
+export interface ScriptEffect {
+  readonly reads: readonly string[];
+  readonly edits: readonly string[];
+}
+
+/** Python scripts written earlier in a run, by normalized path. */
+export type ScriptEffects = Map<string, ScriptEffect>;
 
 const READERS = new Set(['cat', 'head', 'tail', 'less', 'more', 'nl', 'bat', 'tac', 'view', 'open', 'xxd', 'od']);
 const SEARCHERS = new Set(['grep', 'egrep', 'fgrep', 'rg', 'ag', 'ack', 'git-grep']);

@@ -1,5 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   analyzeSteps,
@@ -11,7 +9,8 @@ import {
   isCompletionStatement,
   moduleOf,
 } from '../../src/signals/transcript-signals.js';
-import type { Message, Part } from '../../src/transcript/transcript.js';
+import type { Message } from '../../src/transcript/transcript.js';
+import { fixtureTrajectories } from '../helpers/fixture-transcripts.js';
 
 /** A bash-only step as mini-swe-agent records it: one call named after the command's first word. */
 const bash = (id: string, command: string, text = ''): Message => ({
@@ -345,44 +344,16 @@ describe('analyzeSteps', () => {
   });
 });
 
-/** Fixture messages as the engine's neutral transcript. */
-interface FixtureMessage {
-  role: Message['role'];
-  content: string;
-  toolCalls?: { id: string; name: string; args: unknown }[];
-  toolCallId?: string;
-  toolName?: string;
-}
-const toMessage = (m: FixtureMessage): Message => {
-  if (m.role === 'tool') {
-    return {
-      role: 'tool',
-      parts: [{ type: 'tool-result', callId: m.toolCallId ?? '', name: m.toolName ?? '', output: m.content }],
-    };
-  }
-  const parts: Part[] = m.content ? [{ type: 'text', text: m.content }] : [];
-  for (const c of m.toolCalls ?? []) parts.push({ type: 'tool-call', id: c.id, name: c.name, args: c.args });
-  return { role: m.role, parts };
-};
+const trajectories = fixtureTrajectories();
 
-const fixtureFile = [
-  process.env.FIXTURES_DIR && resolve(process.env.FIXTURES_DIR, 'trajectories.jsonl'),
-  resolve(import.meta.dirname, '../../../shared/fixtures/trajectories.jsonl'),
-  '/work/shared/fixtures/trajectories.jsonl',
-].find((file): file is string => !!file && existsSync(file));
-if (!fixtureFile) console.log('skipped fixture run: trajectories.jsonl not found beside the checkout');
-
-describe.skipIf(!fixtureFile)('every fixture trajectory', () => {
+describe.skipIf(!trajectories)('every fixture trajectory', () => {
   it('analyzes without throwing, deterministically, with edits and test runs in every mini-swe-agent run', () => {
-    const runs = readFileSync(fixtureFile as string, 'utf8')
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map((line) => JSON.parse(line) as { id: string; source: string; messages: FixtureMessage[] });
+    const runs = trajectories ?? [];
     expect(runs.length).toBeGreaterThan(0);
     const perIntent: Record<string, number> = {};
     const perSource: Record<string, { steps: number; edits: number; tests: number; completions: number }> = {};
     for (const run of runs) {
-      const messages = run.messages.map(toMessage);
+      const { messages } = run;
       const steps = analyzeSteps(messages);
       expect(analyzeSteps(messages)).toEqual(steps);
       expect(steps.length).toBeGreaterThan(0);
