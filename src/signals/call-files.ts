@@ -4,7 +4,7 @@
  */
 import { type CommandFiles, commandFiles, type ScriptEffects } from './commands.js';
 import { shellCommandsOf } from './intent.js';
-import { fileOperand, hasFileName, looksLikePath, normalizePath } from './paths.js';
+import { fileOperand, hasFileName, looksLikePath, normalizePath, type PathContext } from './paths.js';
 import { patchPaths } from './shell.js';
 
 const PATH_KEYS =
@@ -26,8 +26,16 @@ const EDITOR_VERB: Record<string, 'read' | 'edit'> = {
   write: 'edit',
 };
 
-/** Files of one tool call: shell commands are parsed; JSON path keys and path-like values are classified. */
-export function callFiles(call: { name: string; args: unknown }, scripts?: ScriptEffects): CommandFiles {
+/**
+ * Files of one tool call: shell commands are parsed; JSON path keys and path-like values are classified.
+ * `scripts` are the scripts written so far (a run of one of them reads and edits what it does), and `context` holds
+ * the repository root that absolute paths are named relative to.
+ */
+export function callFiles(
+  call: { name: string; args: unknown },
+  scripts?: ScriptEffects,
+  context: PathContext = {},
+): CommandFiles {
   const reads: string[] = [];
   const edits: string[] = [];
   const files: string[] = [];
@@ -36,7 +44,7 @@ export function callFiles(call: { name: string; args: unknown }, scripts?: Scrip
     if (path !== '' && !files.includes(path)) files.push(path);
   };
   for (const command of shellCommandsOf(call.args)) {
-    const found = commandFiles(command, scripts);
+    const found = commandFiles(command, scripts, context);
     for (const path of found.reads) push(reads, path);
     for (const path of found.edits) push(edits, path);
     for (const path of found.files) push(files, path);
@@ -52,7 +60,7 @@ export function callFiles(call: { name: string; args: unknown }, scripts?: Scrip
     if (depth > 4) return;
     if (typeof value === 'string') {
       if (PATCH_KEYS.test(key) && /^(?:\*\*\* |diff --git |--- )/m.test(value)) {
-        for (const path of patchPaths(value)) push(edits, normalizePath(path));
+        for (const path of patchPaths(value)) push(edits, normalizePath(path, context));
         return;
       }
       if (/^(?:command|cmd|script|shell|commandLine|command_line)$/.test(key)) return;
@@ -64,7 +72,7 @@ export function callFiles(call: { name: string; args: unknown }, scripts?: Scrip
             ? undefined
             : looksLikePath(value);
       if (!found) return;
-      const path = normalizePath(found);
+      const path = normalizePath(found, context);
       if (PATH_KEYS.test(key) && edits_) push(edits, path);
       else if (PATH_KEYS.test(key) && reads_) push(reads, path);
       else push(files, path);

@@ -198,13 +198,12 @@ export function commandFiles(text: string, scripts?: ScriptEffects, start: PathC
   return { reads, edits, files };
 }
 
-/** `cd` into a directory: an absolute directory becomes the root (below /testbed it becomes the relative cwd). */
+/** `cd` into a directory: below the repository it becomes the cwd, elsewhere an absolute one becomes the root. */
 function cdInto(context: PathContext, target: string): PathContext {
   if (target.startsWith('/')) {
-    const normalized = normalizePath(target);
-    if (normalized === '/testbed' || !normalized.startsWith('/'))
-      return { root: '/testbed', cwd: normalized === '/testbed' ? undefined : normalized };
-    return { root: target.replace(/\/+$/, ''), cwd: undefined };
+    const normalized = normalizePath(target, { repository: context.repository });
+    if (normalized.startsWith('/')) return { ...context, root: normalized, cwd: undefined };
+    return { ...context, root: undefined, cwd: normalized === '' ? undefined : normalized };
   }
   if (target.startsWith('~') || target.startsWith('$')) return context;
   const cwd = normalizePath(target, context);

@@ -7,7 +7,8 @@ import type { Message, ToolCallPart, ToolResultPart } from '../transcript/transc
 import { callFiles } from './call-files.js';
 import type { ScriptEffect, ScriptEffects } from './commands.js';
 import { classifyIntent, isCompletionStatement, shellCommandsOf } from './intent.js';
-import { normalizePath } from './paths.js';
+import { normalizePath, type PathContext } from './paths.js';
+import { learnRepositoryRoot, type RepositoryRoot } from './repository-root.js';
 import type { StepSignals, TestRun } from './step-signals.js';
 import { detectTestRun, testOutcome } from './tests.js';
 
@@ -17,6 +18,8 @@ export interface StepCarry {
   readonly scripts: ReadonlyMap<string, ScriptEffect>;
   /** The latest test run so far; a failing one makes a following reproduction run count as debugging. */
   readonly previousTest: TestRun | undefined;
+  /** The repository root learned so far; absolute paths below it are named relative to it. */
+  readonly root: RepositoryRoot | undefined;
 }
 
 /** Analyzes the steps of one history in order. */
@@ -49,7 +52,7 @@ const TEST_TOOL = /(?:^|_)tests?(?:$|_)/i;
 /** An analyzer of `messages` from `from` on. */
 export function createStepAnalyzer(
   messages: readonly Message[],
-  { from = 0, carry = { scripts: new Map(), previousTest: undefined } }: StepAnalyzerOptions = {},
+  { from = 0, carry = { scripts: new Map(), previousTest: undefined, root: undefined } }: StepAnalyzerOptions = {},
 ): StepAnalyzer {
   // a step's results always come after it, so results before `from` never answer a step analyzed here
   const results = new Map<string, { index: number; part: ToolResultPart }[]>();
@@ -69,18 +72,30 @@ export function createStepAnalyzer(
     },
     analyzeStep(messageIndex) {
       if (messageIndex < next) throw new RangeError(`message ${messageIndex} comes before message ${next}`);
+      // messages skipped over may still state the repository root
+      for (; next < messageIndex; next++) state = learnFrom(state, messages[next]);
       next = messageIndex + 1;
       const message = messages[messageIndex];
-      if (message?.role !== 'assistant' || message.synthetic) return undefined;
+      if (message?.role !== 'assistant' || message.synthetic) {
+        state = learnFrom(state, message);
+        return undefined;
+      }
       const answersOf = (callId: string) => (results.get(callId) ?? []).filter((r) => r.index > messageIndex);
-      const { step, carry: after } = analyzeStep(message, messageIndex, answersOf, state);
+      const { step, carry: after } = analyzeStep(message, messageIndex, answersOf, learnFrom(state, message));
       state = after;
       return step;
     },
   };
 }
 
-/** Signals of one assistant message and the state it hands on. */
+/** The carried state after a message that may state or show the repository root. */
+function learnFrom(carry: StepCarry, message: Message | undefined): StepCarry {
+  if (!message || message.synthetic) return carry;
+  const root = learnRepositoryRoot(carry.root, message);
+  return root === carry.root ? carry : { ...carry, root };
+}
+
+/** Signals of one assistant message and the state it hands on; `carry` already holds what the message shows. */
 function analyzeStep(
   message: Message,
   messageIndex: number,
@@ -88,6 +103,7 @@ function analyzeStep(
   carry: StepCarry,
 ): { step: StepSignals; carry: StepCarry } {
   const scripts: ScriptEffects = new Map(carry.scripts);
+  const context: PathContext = { repository: carry.root?.path };
   const calls = message.parts.filter((part): part is ToolCallPart => part.type === 'tool-call');
   const reads: string[] = [];
   const edits: string[] = [];
@@ -96,7 +112,7 @@ function analyzeStep(
   const tests: TestRun[] = [];
   let submitted = false;
   for (const call of calls) {
-    const found = callFiles(call, scripts);
+    const found = callFiles(call, scripts, context);
     for (const [list, add] of [
       [reads, found.reads],
       [edits, found.edits],
@@ -105,7 +121,7 @@ function analyzeStep(
       for (const path of add) if (!list.includes(path)) list.push(path);
     const answers = answersOf(call.id);
     for (const answer of answers) if (!resultIndexes.includes(answer.index)) resultIndexes.push(answer.index);
-    const run = callTest(call, answers[0]?.part);
+    const run = callTest(call, answers[0]?.part, context);
     if (run) tests.push(run);
     if (SUBMIT_TOOL.test(call.name) || shellCommandsOf(call.args).some((c) => SUBMIT_MARKER.test(c))) submitted = true;
   }
@@ -123,13 +139,13 @@ function analyzeStep(
     intent: classifyIntent(text, calls, reads, edits, test, carry.previousTest),
     completion: submitted || isCompletionStatement(text),
   };
-  return { step, carry: { scripts, previousTest: test ?? carry.previousTest } };
+  return { step, carry: { ...carry, scripts, previousTest: test ?? carry.previousTest } };
 }
 
 /** Test run of one call: a test command in its shell arguments, or a test tool (`run_tests`) by name. */
-function callTest(call: ToolCallPart, result: ToolResultPart | undefined): TestRun | undefined {
+function callTest(call: ToolCallPart, result: ToolResultPart | undefined, context: PathContext): TestRun | undefined {
   for (const command of shellCommandsOf(call.args)) {
-    const run = detectTestRun(command, result?.output, result?.isError);
+    const run = detectTestRun(command, result?.output, result?.isError, context);
     if (run) return run;
   }
   if (!TEST_TOOL.test(call.name)) return undefined;
@@ -139,7 +155,7 @@ function callTest(call: ToolCallPart, result: ToolResultPart | undefined): TestR
     | undefined;
   return {
     command: call.name,
-    target: target ? normalizePath(target) : '*',
+    target: target ? normalizePath(target, context) : '*',
     outcome: testOutcome('tool', result?.output, result?.isError),
   };
 }

@@ -118,7 +118,8 @@ describe('paths of JSON arguments', () => {
     ],
     ['bash', { command: 'cat package.json' }, ['package.json'], []],
   ])('%s %j', (name, args, reads, edits) => {
-    const step = stepOf(call('c1', name, args));
+    const task: Message = { role: 'user', parts: [{ type: 'text', text: 'Fix the bug. Repository: /testbed' }] };
+    const step = stepOf(task, call('c1', name, args));
     expect(step.reads).toEqual(reads);
     expect(step.edits).toEqual(edits);
   });
@@ -140,7 +141,7 @@ describe('moduleOf', () => {
   it.each([
     ['src/billing/tax.ts', 2, 'src/billing'],
     ['src/billing/tax.ts', 1, 'src'],
-    ['/testbed/django/db/models/query.py', 2, 'django/db'],
+    ['/srv/django/db/models/query.py', 2, '/srv/django'],
     ['tax.ts', 2, '.'],
     ['./lib/a.py', 2, 'lib'],
   ])('%s depth %d → %s', (path, depth, expected) => expect(moduleOf(path, depth)).toBe(expected));
