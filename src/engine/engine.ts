@@ -3,7 +3,7 @@ import { hash53, hashChain } from '../counting/hash.js';
 import { MessageMeter } from '../counting/message-meter.js';
 import { PrefixTracker } from '../counting/prefix-tracker.js';
 import { tiktokenCounter } from '../counting/token-counter.js';
-import { ContextCompressionError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
+import { HardLimitError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
 import { budgetLimits } from '../options/budget.js';
 import { lookupContextWindow } from '../options/context-windows.js';
 import {
@@ -199,9 +199,9 @@ export class CompressionEngine implements StepContext {
     }
     if (this.total(call) > limits.hardLimit) {
       this.options.onError?.({
-        error: new ContextCompressionError({
-          name: 'HardLimitError',
-          message: `The prompt stays above the hard limit (${Math.round(this.total(call) * limits.ratio)} of ${Math.round(limits.hardLimit * limits.ratio)} tokens) after compression: what is left cannot be folded (the current turn, the pinned user message and the state).`,
+        error: new HardLimitError({
+          promptTokens: Math.round(this.total(call) * limits.ratio),
+          hardLimitTokens: Math.round(limits.hardLimit * limits.ratio),
         }),
         fallback: 'over-hard-limit',
       });
