@@ -285,7 +285,7 @@ describe('intents', () => {
     expect(steps.map((s) => s.test?.outcome)).toEqual(['fail', undefined, 'pass']);
   });
 
-  it('scores deterministically with a fixed tie order and defaults to EXPLORE', () => {
+  it('breaks score ties in a fixed order and defaults to EXPLORE', () => {
     expect(classifyIntent('', [], [], [], undefined)).toBe('EXPLORE');
     expect(classifyIntent('verify and implement', [], [], [], undefined)).toBe('IMPLEMENT');
     expect(DEFAULT_INTENT_TRANSITIONS).toContainEqual(['EXPLORE', 'IMPLEMENT']);
@@ -348,7 +348,7 @@ describe('analyzeSteps', () => {
 const trajectories = fixtureTrajectories();
 
 describe.skipIf(!trajectories)('every fixture trajectory', () => {
-  it('analyzes without throwing, deterministically, with edits and test runs in every mini-swe-agent run', () => {
+  it('finds the expected steps, with edits and test runs in every mini-swe-agent run', () => {
     const runs = trajectories ?? [];
     expect(runs.length).toBeGreaterThan(0);
     const perIntent: Record<string, number> = {};
@@ -356,7 +356,6 @@ describe.skipIf(!trajectories)('every fixture trajectory', () => {
     for (const run of runs) {
       const { messages } = run;
       const steps = analyzeSteps(messages);
-      expect(analyzeSteps(messages)).toEqual(steps);
       expect(steps.length).toBeGreaterThan(0);
       const source = run.source.split('/')[0] as string;
       const totals = perSource[source] ?? { steps: 0, edits: 0, tests: 0, completions: 0 };
@@ -381,7 +380,38 @@ describe.skipIf(!trajectories)('every fixture trajectory', () => {
         expect(steps.at(-1)?.completion, `${run.id} ends with its submit command`).toBe(true);
       }
     }
-    console.log(`transcript signals over ${runs.length} fixture runs, steps per intent:`, perIntent);
-    console.log('steps with edits / test runs / completions per source:', perSource);
+    // what the heuristics find in the fixtures: a change here is a change of behaviour, to be looked at
+    expect(perIntent).toMatchInlineSnapshot(`
+      {
+        "DEBUG": 115,
+        "DOCUMENT": 3,
+        "EXPLORE": 585,
+        "IMPLEMENT": 248,
+        "REFACTOR": 3,
+        "VERIFY": 213,
+      }
+    `);
+    expect(perSource).toMatchInlineSnapshot(`
+      {
+        "mini-swe-agent": {
+          "completions": 28,
+          "edits": 139,
+          "steps": 630,
+          "tests": 114,
+        },
+        "swe-agent": {
+          "completions": 3,
+          "edits": 82,
+          "steps": 308,
+          "tests": 4,
+        },
+        "tau-bench": {
+          "completions": 2,
+          "edits": 0,
+          "steps": 229,
+          "tests": 0,
+        },
+      }
+    `);
   });
 });
