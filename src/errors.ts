@@ -1,10 +1,20 @@
-const marker = 'context-compression.error';
-const symbol = Symbol.for(marker);
+/**
+ * Errors of this package. Each class carries its own `Symbol.for('context-compression.error.<Name>')` marker besides
+ * the base one, and `isInstance` checks markers instead of `instanceof`, so errors from another copy of the package
+ * (two versions in one app, a bundled copy) are still recognized.
+ */
+const PREFIX = 'context-compression.error';
+const baseSymbol = Symbol.for(PREFIX);
+
+/** True when `error` carries the marker symbol `marker` set to `true`. */
+function hasMarker(error: unknown, marker: symbol): boolean {
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true;
+}
 
 /** Base class of every error this package throws; `isInstance` works across package copies. */
 export class ContextCompressionError extends Error {
   /** Marks errors of this package; read by `isInstance`. */
-  readonly [symbol] = true;
+  readonly [baseSymbol] = true;
 
   constructor({ name, message, cause }: { name: string; message: string; cause?: unknown }) {
     super(message, { cause });
@@ -13,12 +23,15 @@ export class ContextCompressionError extends Error {
 
   /** True for any error thrown by this package, even from another copy of it. */
   static isInstance(error: unknown): error is ContextCompressionError {
-    return typeof error === 'object' && error !== null && symbol in error;
+    return hasMarker(error, baseSymbol);
   }
 }
 
+const invalidOption = Symbol.for(`${PREFIX}.InvalidOptionError`);
+
 /** An option given to a factory is missing, out of range or inconsistent with another. */
 export class InvalidOptionError extends ContextCompressionError {
+  readonly [invalidOption] = true;
   readonly option: string;
 
   constructor({ option, message }: { option: string; message: string }) {
@@ -27,12 +40,15 @@ export class InvalidOptionError extends ContextCompressionError {
   }
 
   static override isInstance(error: unknown): error is InvalidOptionError {
-    return ContextCompressionError.isInstance(error) && error.name === 'InvalidOptionError';
+    return hasMarker(error, baseSymbol) && hasMarker(error, invalidOption);
   }
 }
 
+const unknownContextWindow = Symbol.for(`${PREFIX}.UnknownContextWindowError`);
+
 /** The context window of the model is not in the built-in table and was not given. */
 export class UnknownContextWindowError extends ContextCompressionError {
+  readonly [unknownContextWindow] = true;
   readonly modelId: string;
 
   constructor({ modelId }: { modelId: string }) {
@@ -46,12 +62,15 @@ export class UnknownContextWindowError extends ContextCompressionError {
   }
 
   static override isInstance(error: unknown): error is UnknownContextWindowError {
-    return ContextCompressionError.isInstance(error) && error.name === 'UnknownContextWindowError';
+    return hasMarker(error, baseSymbol) && hasMarker(error, unknownContextWindow);
   }
 }
 
+const messageTooLarge = Symbol.for(`${PREFIX}.MessageTooLargeError`);
+
 /** A single user message is larger than the whole budget: no compression can make the call fit. */
 export class MessageTooLargeError extends ContextCompressionError {
+  readonly [messageTooLarge] = true;
   readonly messageTokens: number;
   readonly budgetTokens: number;
   readonly messageIndex: number;
@@ -73,12 +92,43 @@ export class MessageTooLargeError extends ContextCompressionError {
   }
 
   static override isInstance(error: unknown): error is MessageTooLargeError {
-    return ContextCompressionError.isInstance(error) && error.name === 'MessageTooLargeError';
+    return hasMarker(error, baseSymbol) && hasMarker(error, messageTooLarge);
   }
 }
 
+const hardLimit = Symbol.for(`${PREFIX}.HardLimitError`);
+
+/**
+ * The prompt is still above the hard limit after every compression step: what is left cannot be folded (the current
+ * turn, the pinned user message and the state). Reported through `onError`; the call is sent as it is.
+ */
+export class HardLimitError extends ContextCompressionError {
+  readonly [hardLimit] = true;
+  readonly promptTokens: number;
+  readonly hardLimitTokens: number;
+
+  constructor({ promptTokens, hardLimitTokens }: { promptTokens: number; hardLimitTokens: number }) {
+    super({
+      name: 'HardLimitError',
+      message:
+        `The prompt has about ${promptTokens} tokens after compression, above the hard limit of ${hardLimitTokens}: ` +
+        'what is left cannot be folded (the current turn, the pinned user message and the state). Shorten the ' +
+        'current turn or its tool results, lower `maxToolResultTokens`, or raise `contextWindow` or `hardLimit`.',
+    });
+    this.promptTokens = promptTokens;
+    this.hardLimitTokens = hardLimitTokens;
+  }
+
+  static override isInstance(error: unknown): error is HardLimitError {
+    return hasMarker(error, baseSymbol) && hasMarker(error, hardLimit);
+  }
+}
+
+const summarizerFailed = Symbol.for(`${PREFIX}.SummarizerError`);
+
 /** A summarizer threw, timed out or returned something the SessionState schema rejects. */
 export class SummarizerError extends ContextCompressionError {
+  readonly [summarizerFailed] = true;
   readonly summarizer: string;
   readonly reason: 'threw' | 'timeout' | 'invalid-output';
 
@@ -94,25 +144,6 @@ export class SummarizerError extends ContextCompressionError {
   }
 
   static override isInstance(error: unknown): error is SummarizerError {
-    return ContextCompressionError.isInstance(error) && error.name === 'SummarizerError';
-  }
-}
-
-/** The prompt is still over the hard limit after every compression: what is left cannot be folded. */
-export class HardLimitError extends ContextCompressionError {
-  readonly promptTokens: number;
-  readonly hardLimitTokens: number;
-
-  constructor({ promptTokens, hardLimitTokens }: { promptTokens: number; hardLimitTokens: number }) {
-    super({
-      name: 'HardLimitError',
-      message: `The prompt stays above the hard limit (${promptTokens} of ${hardLimitTokens} tokens) after compression: what is left cannot be folded (the current turn, the pinned user message and the state).`,
-    });
-    this.promptTokens = promptTokens;
-    this.hardLimitTokens = hardLimitTokens;
-  }
-
-  static override isInstance(error: unknown): error is HardLimitError {
-    return ContextCompressionError.isInstance(error) && error.name === 'HardLimitError';
+    return hasMarker(error, baseSymbol) && hasMarker(error, summarizerFailed);
   }
 }

@@ -8,6 +8,7 @@ export type { CompressEvent, CompressionErrorEvent } from './engine/events.js';
 export { type ExplainedDecision, type ExplainOptions, explain } from './engine/explain.js';
 export {
   ContextCompressionError,
+  HardLimitError,
   InvalidOptionError,
   MessageTooLargeError,
   SummarizerError,

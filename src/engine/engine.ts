@@ -184,7 +184,8 @@ export class CompressionEngine {
       siteIndex: this.siteIndex,
       analyzeSteps:
         this.settings.staleness || this.settings.semantic
-          ? (conversation, messages, prefixHashes) => this.analyses.analyze(conversation, messages, prefixHashes)
+          ? (conversation, messages, prefixHashes) =>
+              this.analyses.analyze(conversation, messages, prefixHashes, transcript.system)
           : undefined,
     });
     const latestUser = facts.messages.findLastIndex((message) => message.role === 'user');

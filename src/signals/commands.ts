@@ -13,8 +13,14 @@ export interface CommandFiles {
   readonly files: string[];
 }
 
-/** Python scripts written earlier in a run, with the literal files their code reads and writes. */
-export type ScriptEffects = Map<string, { reads: string[]; edits: string[] }>;
+/** The literal files a Python script's code reads and writes when it runs. */
+export interface ScriptEffect {
+  readonly reads: readonly string[];
+  readonly edits: readonly string[];
+}
+
+/** Python scripts written earlier in a run, by normalized path. */
+export type ScriptEffects = Map<string, ScriptEffect>;
 
 const READERS = new Set(['cat', 'head', 'tail', 'less', 'more', 'nl', 'bat', 'tac', 'view', 'open', 'xxd', 'od']);
 const SEARCHERS = new Set(['grep', 'egrep', 'fgrep', 'rg', 'ag', 'ack', 'git-grep']);
@@ -192,13 +198,12 @@ export function commandFiles(text: string, scripts?: ScriptEffects, start: PathC
   return { reads, edits, files };
 }
 
-/** `cd` into a directory: an absolute directory becomes the root (below /testbed it becomes the relative cwd). */
+/** `cd` into a directory: below the repository it becomes the cwd, elsewhere an absolute one becomes the root. */
 function cdInto(context: PathContext, target: string): PathContext {
   if (target.startsWith('/')) {
-    const normalized = normalizePath(target);
-    if (normalized === '/testbed' || !normalized.startsWith('/'))
-      return { root: '/testbed', cwd: normalized === '/testbed' ? undefined : normalized };
-    return { root: target.replace(/\/+$/, ''), cwd: undefined };
+    const normalized = normalizePath(target, { repository: context.repository });
+    if (normalized.startsWith('/')) return { ...context, root: normalized, cwd: undefined };
+    return { ...context, root: undefined, cwd: normalized === '' ? undefined : normalized };
   }
   if (target.startsWith('~') || target.startsWith('$')) return context;
   const cwd = normalizePath(target, context);

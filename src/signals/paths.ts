@@ -94,17 +94,19 @@ export function fileOperand(token: string): string | undefined {
 
 /** Where relative and absolute paths of a command are anchored (`cd X && ...`). */
 export interface PathContext {
-  /** Absolute repository root whose prefix is removed (always `/testbed` as well). */
+  /** Absolute repository root learned from the transcript: paths below it are named relative to it. */
+  repository?: string;
+  /** Absolute directory outside the repository that a `cd` moved to: paths below it are named relative to it. */
   root?: string;
-  /** Directory relative to the root that relative paths are in. */
+  /** Directory, relative to the root or else the repository, that relative paths are in. */
   cwd?: string;
 }
 
-/** Normalizes a path: drops `./`, the `/testbed/` or `cd` root prefix, `x/../` steps and trailing slashes. */
+/** Normalizes a path: drops `./`, the `cd` root or repository prefix, `x/../` steps and trailing slashes. */
 export function normalizePath(path: string, context: PathContext = {}): string {
   let s = path.replace(/\/{2,}/g, '/');
   if (s.startsWith('/')) {
-    for (const root of [context.root, '/testbed']) {
+    for (const root of [context.root, context.repository]) {
       if (root && root !== '/' && (s === root || s.startsWith(`${root}/`))) {
         s = s.slice(root.length + 1);
         break;

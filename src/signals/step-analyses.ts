@@ -1,37 +1,83 @@
+import { LRUCache } from 'lru-cache';
 import type { Message } from '../transcript/transcript.js';
-import { analyzeSteps, type StepSignals } from './transcript-signals.js';
+import { createStepAnalyzer, type StepCarry, startingCarry } from './step-analyzer.js';
+import type { StepSignals } from './step-signals.js';
+
+/** How many conversations a `StepAnalyses` remembers before it forgets the least recently analyzed. */
+export const DEFAULT_MAX_CONVERSATIONS = 1_000;
+
+/** Where the analysis of a conversation resumes: the steps before message `through` and the state carried there. */
+interface Checkpoint {
+  readonly through: number;
+  /** Hash of the first `through` messages, to tell a continuation from a fork. */
+  readonly hash: number;
+  readonly steps: readonly StepSignals[];
+  readonly carry: StepCarry;
+}
 
 /**
- * Step signals of conversations. Complete steps are remembered per conversation, keyed by the prefix they cover, so a
- * call that adds one step analyzes one step. Bounded: the least recently used conversations are forgotten.
+ * Step signals of conversations, equal to `analyzeSteps` of the whole history. The analysis of each conversation
+ * stops at its last resumable step, so a call that adds one step analyzes one step. Bounded: the least recently
+ * analyzed conversations are forgotten.
  */
 export class StepAnalyses {
-  private readonly analyses = new Map<string, { through: number; hash: number; steps: StepSignals[] }>();
+  private readonly checkpoints: LRUCache<string, Checkpoint>;
 
-  constructor(private readonly maxConversations = 1_000) {}
+  constructor(maxConversations = DEFAULT_MAX_CONVERSATIONS) {
+    this.checkpoints = new LRUCache({ max: maxConversations });
+  }
 
-  /** The step signals of a history; `prefixHashes[k]` is the hash of its first k messages. */
-  analyze(conversation: string, messages: readonly Message[], prefixHashes: readonly number[]): StepSignals[] {
-    const cached = this.analyses.get(conversation);
-    const reuse = cached && cached.through <= messages.length && prefixHashes[cached.through] === cached.hash;
-    const start = reuse ? cached.through : 0;
-    const fresh = analyzeSteps(messages.slice(start)).map((step) => ({
-      ...step,
-      messageIndex: step.messageIndex + start,
-      resultIndexes: step.resultIndexes.map((index) => index + start),
-    }));
-    const steps = [...(reuse ? cached.steps : []), ...fresh];
-    // the last step may still grow (more results): remember the steps before it
-    const last = steps.at(-1);
-    if (last) {
-      this.analyses.delete(conversation);
-      this.analyses.set(conversation, {
-        through: last.messageIndex,
-        hash: prefixHashes[last.messageIndex] as number,
-        steps: steps.slice(0, -1),
+  /**
+   * The step signals of a history; `prefixHashes[k]` is the hash of its first k messages. `system` is the system
+   * prompt, read for a repository root it states (the same on every call of a conversation).
+   */
+  analyze(
+    conversation: string,
+    messages: readonly Message[],
+    prefixHashes: readonly number[],
+    system: readonly Message[] = [],
+  ): StepSignals[] {
+    const resumed = this.resumable(conversation, messages, prefixHashes);
+    const from = resumed?.through ?? 0;
+    const analyzer = createStepAnalyzer(messages, { from, carry: resumed?.carry ?? startingCarry(system) });
+    const steps = [...(resumed?.steps ?? [])];
+    let next: { through: number; count: number; carry: StepCarry } | undefined;
+    // every step before a checkpoint has its results before it (true of resumed steps when they were stored)
+    let latestResult = -1;
+    for (let index = from; index < messages.length; index++) {
+      const carry = analyzer.carry;
+      const step = analyzer.analyzeStep(index);
+      if (!step) continue;
+      // a fork may drop or change a result that comes after the checkpoint, so only steps whose results all come
+      // before it may be stored; the last step always stays out, as more of its results may still arrive
+      if (latestResult < index) next = { through: index, count: steps.length, carry };
+      steps.push(step);
+      for (const result of step.resultIndexes) latestResult = Math.max(latestResult, result);
+    }
+    if (next && next.through > from) {
+      this.checkpoints.set(conversation, {
+        through: next.through,
+        hash: prefixHashes[next.through] as number,
+        steps: steps.slice(0, next.count),
+        carry: next.carry,
       });
-      if (this.analyses.size > this.maxConversations) this.analyses.delete(this.analyses.keys().next().value as string);
     }
     return steps;
+  }
+
+  /** The stored checkpoint of a conversation if this history continues it and answers none of its calls again. */
+  private resumable(
+    conversation: string,
+    messages: readonly Message[],
+    prefixHashes: readonly number[],
+  ): Checkpoint | undefined {
+    const checkpoint = this.checkpoints.get(conversation);
+    if (!checkpoint || checkpoint.through > messages.length) return undefined;
+    if (prefixHashes[checkpoint.through] !== checkpoint.hash) return undefined;
+    const answered = new Set<string>();
+    for (const message of messages.slice(checkpoint.through))
+      for (const part of message.parts) if (part.type === 'tool-result') answered.add(part.callId);
+    const late = checkpoint.steps.some((step) => step.callIds.some((id) => answered.has(id)));
+    return late ? undefined : checkpoint;
   }
 }

@@ -3,7 +3,7 @@
  * The outcome comes from the runner's own summary first, then from start failures, then from the exit code.
  */
 import { isPython, programOf, unwrap } from './commands.js';
-import { normalizePath } from './paths.js';
+import { normalizePath, type PathContext } from './paths.js';
 import { lexShell } from './shell.js';
 import type { TestRun } from './step-signals.js';
 
@@ -17,13 +17,13 @@ export interface TestCommand {
 const SCRIPT = /^(?:reproduce|repro|verify|test)[\w.-]*\.py$|^[\w.-]+_tests?\.py$/i;
 const PYTEST_VALUES = ['-k', '-m', '-p', '-c', '-W', '-n', '-o', '--deselect', '--ignore', '--rootdir', '--tb', '-r'];
 
-/** The test command inside a command line (first match), or undefined. */
-export function findTestCommand(commandLine: string): TestCommand | undefined {
+/** The test command inside a command line (first match), or undefined; `context` anchors its target paths. */
+export function findTestCommand(commandLine: string, context: PathContext = {}): TestCommand | undefined {
   for (const simple of lexShell(commandLine)) {
     const { words } = unwrap(simple);
     const match = matchRunner(words);
     if (!match) continue;
-    const targets = match.targets.map((t) => (t === './...' ? t : normalizePath(t))).filter((t) => t !== '');
+    const targets = match.targets.map((t) => (t === './...' ? t : normalizePath(t, context))).filter((t) => t !== '');
     return { runner: match.runner, command: words.join(' '), target: targets.length > 0 ? targets.join(' ') : '*' };
   }
   return undefined;
@@ -161,8 +161,13 @@ export function exitCode(output: string): number | undefined {
 }
 
 /** The test run of a command with its outcome, or undefined when the command runs no tests. */
-export function detectTestRun(command: string, output: string | undefined, isError?: boolean): TestRun | undefined {
-  const found = findTestCommand(command);
+export function detectTestRun(
+  command: string,
+  output: string | undefined,
+  isError?: boolean,
+  context: PathContext = {},
+): TestRun | undefined {
+  const found = findTestCommand(command, context);
   if (!found) return undefined;
   return { command: found.command, target: found.target, outcome: testOutcome(found.runner, output, isError) };
 }

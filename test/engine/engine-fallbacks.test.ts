@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CompressOutput } from '../../src/engine/compress-call.js';
-import { MessageTooLargeError, SummarizerError } from '../../src/errors.js';
+import { HardLimitError, MessageTooLargeError, SummarizerError } from '../../src/errors.js';
 import type { SessionState } from '../../src/session-state/session-state.js';
 import type { SummarizeInput } from '../../src/summarizers/summarizer.js';
 import { findPairingProblems } from '../../src/transcript/tool-pairs.js';
@@ -121,6 +121,11 @@ describe('sizes', () => {
     const out = await run([...chat(4), text('user', 'x'.repeat(4 * 3_000))]);
     expect(real(out).at(-1)?.parts).toHaveLength(1);
     expect(errors.map((error) => error.fallback)).toEqual(['over-hard-limit']);
+    const error = errors[0]?.error;
+    expect(HardLimitError.isInstance(error)).toBe(true);
+    const limit = error as HardLimitError;
+    expect(limit.hardLimitTokens).toBe(Math.round(BUDGET * 0.85));
+    expect(limit.promptTokens).toBeGreaterThan(limit.hardLimitTokens);
   });
 
   it('the too-large check uses the calibrated size', async () => {

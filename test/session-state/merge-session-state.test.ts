@@ -140,12 +140,20 @@ describe('mergeSessionStates', () => {
     expect(merged.logos).not.toBe(previous.logos);
   });
 
-  it('is deterministic and returns a valid SessionState', () => {
+  it('returns the expected valid SessionState whatever the key order of its inputs', () => {
     const previous = state({ logos: ['a 1', longFact], pathos: ['calm'], conversationSummary: 'A.' });
     const next = state({ logos: [`${longFact} at 02:00`, 'd 4'], abstract: ['REST'], conversationSummary: 'B.' });
-    const first = mergeSessionStates(previous, next);
-    expect(mergeSessionStates(previous, next)).toEqual(first);
-    expect(SessionStateSchema.parse(first)).toEqual(first);
+    const reordered = (value: SessionState) =>
+      Object.fromEntries(Object.entries(value).reverse()) as unknown as SessionState;
+    const expected: SessionState = {
+      logos: ['a 1', `${longFact} at 02:00`, 'd 4'],
+      pathos: ['calm'],
+      abstract: ['REST'],
+      conversationSummary: 'B.',
+    };
+    expect(mergeSessionStates(previous, next)).toEqual(expected);
+    expect(mergeSessionStates(reordered(previous), reordered(next))).toEqual(expected);
+    expect(SessionStateSchema.parse(expected)).toEqual(expected);
   });
 
   it.each([

@@ -147,6 +147,10 @@ describe('validateRedaction', () => {
     expect(outcome.reason).toBe('');
     expect(outcome.message).toMatch(message);
     expect(outcome.message).toMatch(/nothing was redacted|invalid/);
+    // a directive that parsed rejects each id it named, with the message as the reason; one that did not names none
+    const named = (input as { toolCallIds?: unknown } | undefined)?.toolCallIds;
+    const parsed = !/^The directive is invalid/.test(outcome.message) && Array.isArray(named);
+    expect(outcome.rejected.map((entry) => entry.toolCallId)).toEqual(parsed ? named.slice(0, MAX_REDACTION_IDS) : []);
     for (const entry of outcome.rejected) expect(entry.reason).toBe(outcome.message);
   });
 

@@ -123,17 +123,15 @@ describe('extractiveSummarizer', () => {
     expect(state.conversationSummary).toContain('Folded 2 messages (0 user, 2 assistant, 0 tool)');
   });
 
-  it('reads a 100k-character tool output in linear time and keeps a bounded amount', async () => {
+  it('reads a 100k-character tool output and keeps a bounded amount', async () => {
     const huge = Array.from({ length: 5000 }, (_, index) => `row ${index}: value_${index} ok`).join('\n');
     const oneLine = `${'x'.repeat(50_000)}/${'a_b'.repeat(17_000)}`;
-    const start = performance.now();
     const state = await summarize([
       call('c1', 'bash', { command: 'cat data.csv' }),
       result('c1', 'bash', huge),
       call('c2', 'bash', { command: 'cat blob' }),
       result('c2', 'bash', oneLine),
     ]);
-    expect(performance.now() - start).toBeLessThan(2_000);
     expect(huge.length).toBeGreaterThan(100_000);
     expect(state.logos).toContain('tool bash(cat data.csv) -> 5000 lines');
     expect(state.logos.length).toBeLessThanOrEqual(2 + 2 * DEFAULT_EXTRACTIVE_SUMMARIZER_OPTIONS.maxToolLines);
@@ -160,12 +158,22 @@ describe('extractiveSummarizer', () => {
     expect(state.logos).toEqual([`user: ${long.slice(0, 79).trimEnd()}…`]);
   });
 
-  it('is deterministic', async () => {
+  it('gives the expected state for a short exchange', async () => {
     const messages = [
       text('user', 'Deploy api_v2 to eu-west-1 by Friday.'),
       text('assistant', 'Decided: blue-green deploy.'),
     ];
-    expect(await summarize(messages)).toEqual(await summarize(structuredClone(messages)));
+    expect(await summarize(messages)).toMatchInlineSnapshot(`
+      {
+        "abstract": [],
+        "conversationSummary": "Folded 2 messages (1 user, 1 assistant, 0 tool). First request: Deploy api_v2 to eu-west-1 by Friday. Latest: Decided: blue-green deploy.",
+        "logos": [
+          "user: Deploy api_v2 to eu-west-1 by Friday.",
+          "assistant: Decided: blue-green deploy.",
+        ],
+        "pathos": [],
+      }
+    `);
   });
 
   it('stays bounded on 1,000 messages', async () => {

@@ -58,6 +58,7 @@ describe('cutPoints', () => {
     ['a call never answered', [user('t'), calls('a'), results('a'), calls('b'), user('interrupt'), assistant('y')]],
     ['results split from text', [user('t'), calls('a', 'b'), results('b'), results('a'), user('u'), assistant('v')]],
   ])('never splits a call from its result: %s', (_name, messages) => {
+    expect(cutPoints(messages).length).toBeGreaterThan(0);
     for (const cut of cutPoints(messages)) {
       expect(keepsPairs(messages, cut)).toBe(true);
       expect(messages[cut]?.role).not.toBe('tool');

@@ -257,6 +257,7 @@ describe('findBoundaries: combined detectors, one boundary per step', () => {
   it('returns at most one boundary per step, in step order', () => {
     for (const messages of [SUBTASK, COMPLETION, INTENT, FILE, MODULE, TEST, API]) {
       const steps = boundaries(messages).map(([, step]) => step);
+      expect(steps.length).toBeGreaterThan(0);
       expect(steps).toEqual([...new Set(steps)].sort((a, b) => a - b));
     }
   });
@@ -316,6 +317,7 @@ describe('findBoundaries: combined detectors, one boundary per step', () => {
   it("every boundary lies after the first step and before the current one, at its step's message", () => {
     for (const messages of [SUBTASK, COMPLETION, INTENT, FILE, MODULE, TEST, API]) {
       const steps = analyzeSteps(messages);
+      expect(findBoundaries(messages, steps).length).toBeGreaterThan(0);
       for (const boundary of findBoundaries(messages, steps)) {
         expect(boundary.stepIndex).toBeGreaterThan(0);
         expect(boundary.stepIndex).toBeLessThan(steps.length - 1);
@@ -324,12 +326,29 @@ describe('findBoundaries: combined detectors, one boundary per step', () => {
     }
   });
 
-  it('is deterministic', () => {
-    for (const messages of [SUBTASK, COMPLETION, INTENT, FILE, MODULE, TEST, API]) {
-      expect(findBoundaries(messages, analyzeSteps(messages))).toEqual(
-        findBoundaries(messages, analyzeSteps(messages)),
-      );
-    }
+  it('finds the expected boundaries in every transcript of this file', () => {
+    const all = { SUBTASK, COMPLETION, INTENT, FILE, MODULE, TEST, API };
+    expect(Object.fromEntries(Object.entries(all).map(([name, messages]) => [name, boundaries(messages)]))).toEqual({
+      SUBTASK: [
+        ['intent', 1, 3],
+        ['subtask', 2, 5],
+      ],
+      COMPLETION: [['subtask', 2, 4]],
+      INTENT: [['intent', 2, 5]],
+      FILE: [
+        ['intent', 1, 3],
+        ['boundary:file', 2, 5],
+      ],
+      MODULE: [
+        ['intent', 1, 3],
+        ['boundary:module', 2, 5],
+      ],
+      TEST: [['boundary:test', 2, 5]],
+      API: [
+        ['intent', 1, 3],
+        ['boundary:api', 2, 5],
+      ],
+    });
   });
 });
 
