@@ -3,7 +3,7 @@ import { TokenCalibration } from '../counting/calibration.js';
 import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import { PrefixTracker } from '../counting/prefix-tracker.js';
 import { tiktokenCounter } from '../counting/token-counter.js';
-import { HardLimitError, MessageTooLargeError, type SummarizerError, UnknownContextWindowError } from '../errors.js';
+import { HardLimitError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
 import { budgetLimits } from '../options/budget.js';
 import { lookupContextWindow } from '../options/context-windows.js';
 import { type EngineSettings, engineSettings } from '../options/engine-settings.js';
@@ -20,37 +20,21 @@ import type { SessionState } from '../session-state/session-state.js';
 import { StepAnalyses } from '../signals/step-analyses.js';
 import { StateRecords } from '../store/state-records.js';
 import { memoryStateStore } from '../store/state-store.js';
-import { cacheEconomics } from '../strategies/cache-economics.js';
-import { applyDrop, planDrop } from '../strategies/dropping.js';
-import { planBudgetFold, planSemanticFold } from '../strategies/folding.js';
-import { applyMasking, planMasking } from '../strategies/masking-plan.js';
 import { EDITED_MESSAGE_CACHE_SIZE, type ResultEdit } from '../strategies/observation-masking.js';
 import { extractiveSummarizer } from '../summarizers/extractive-summarizer.js';
 import { toSummarizer } from '../summarizers/summarizer.js';
 import { ResultSiteIndex } from '../transcript/result-sites.js';
 import type { Message } from '../transcript/transcript.js';
-import type { CompressionDecision } from '../triggers/decisions.js';
 import { type CallFacts, readCall } from './call-facts.js';
 import type { CompressInput, CompressOutput } from './compress-call.js';
 import { compressEvent } from './compress-event.js';
 import { type CompressionPoint, startingPoint } from './compression-point.js';
+import { type Decided, type DecideStages, decide } from './decide.js';
 import { FoldRunner } from './fold-runner.js';
 import { HistoryMemory } from './history-memory.js';
 import { type Projection, type ProjectionCache, project } from './projection.js';
 import { recordFor } from './record-for.js';
 import { reportEdits } from './report-edits.js';
-
-/** Where the decide stage left a call: the point, what the model sees there, and what changed on the way. */
-interface Decided {
-  readonly point: CompressionPoint;
-  readonly projection: Projection;
-  readonly decisions: readonly CompressionDecision[];
-  readonly masked: { count: number; tokensFreed: number };
-  readonly messagesFolded: number;
-  readonly messagesDropped: number;
-  readonly summarizerMs: number;
-  readonly failure: SummarizerError | undefined;
-}
 
 /**
  * The framework-free engine. One call flows top-down: count (read the call's facts) -> load the stored compression
@@ -77,6 +61,7 @@ export class CompressionEngine {
     truncations: new WeakMap(),
   };
   private readonly settings: EngineSettings;
+  private readonly stages: DecideStages;
 
   constructor(readonly options: CompressionOptions = {}) {
     validateOptions(options);
@@ -88,6 +73,20 @@ export class CompressionEngine {
       this.meter,
     );
     this.settings = engineSettings(options);
+    this.stages = {
+      settings: this.settings,
+      cachePricing: options.cachePricing,
+      meter: this.meter,
+      memos: {
+        placeholderTokens: this.placeholderTokens,
+        descriptions: this.projectionCache.descriptions,
+        terms: this.termMemo,
+      },
+      folds: this.folds,
+      project: (facts, point) => this.project(facts, point),
+      total: (projection, point) => this.total(projection, point),
+      stateTokens: (state) => this.stateTokens(state),
+    };
   }
 
   /**
@@ -119,7 +118,13 @@ export class CompressionEngine {
     const start = startingPoint(facts, stored);
     const startProjection = this.project(facts, start);
     const tokensBefore = this.total(startProjection, start);
-    const decided = await this.decide(facts, start, startProjection, input.force ?? false, tokensBefore);
+    const decided = await decide(this.stages, {
+      facts,
+      start,
+      startProjection,
+      force: input.force ?? false,
+      tokensBefore,
+    });
     const { point, projection } = decided;
     this.reportFailures(facts, decided);
 
@@ -199,109 +204,6 @@ export class CompressionEngine {
       });
     }
     return facts;
-  }
-
-  /**
-   * Decide and apply: each strategy plans from the current point and its projection; the engine applies the plan and
-   * projects again. Masking first (cheapest to undo from the cache's view), then a semantic fold below the budget, a
-   * budget fold, and dropping the oldest turns only when the prompt is still over the hard limit.
-   */
-  private async decide(
-    facts: CallFacts,
-    start: CompressionPoint,
-    startProjection: Projection,
-    force: boolean,
-    tokensBefore: number,
-  ): Promise<Decided> {
-    const { limits } = facts;
-    let point = start;
-    let projection = startProjection;
-    const decisions: CompressionDecision[] = [];
-    let masked = { count: 0, tokensFreed: 0 };
-    let messagesFolded = 0;
-    let messagesDropped = 0;
-    let summarizerMs = 0;
-    let failure: SummarizerError | undefined;
-    const economics = cacheEconomics(this.options.cachePricing, facts);
-    const pressure = force || tokensBefore > limits.compressAt;
-
-    const { masking, staleness, semantic } = this.settings;
-    if (masking) {
-      const plan = planMasking({
-        facts,
-        point,
-        projection,
-        pressure,
-        force,
-        masking,
-        staleness,
-        economics,
-        meter: this.meter,
-        placeholderTokens: this.placeholderTokens,
-        descriptions: this.projectionCache.descriptions,
-        termMemo: this.termMemo,
-      });
-      if (plan) {
-        point = applyMasking(point, plan, facts.messages.length);
-        // a later record of this call never goes below the one this step determines
-        point = { ...point, minThrough: recordFor(facts, point).through };
-        projection = this.project(facts, point);
-        decisions.push(...plan.decisions);
-        masked = { count: plan.keys.length, tokensFreed: plan.freed };
-      }
-    }
-
-    const folding = this.settings.folding && !this.folds.backingOff(facts);
-    const foldPlans = [
-      () =>
-        semantic && !pressure
-          ? planSemanticFold({
-              facts,
-              point,
-              projection,
-              stateTokens: this.stateTokens(point.state),
-              options: semantic,
-              economics,
-            })
-          : undefined,
-      // under pressure the cache breaks anyway: go down to the target in this one break, not just below the threshold
-      () =>
-        force || this.total(projection, point) > (pressure ? limits.compressTo : limits.compressAt)
-          ? planBudgetFold({
-              facts,
-              point,
-              projection,
-              stateTokens: this.stateTokens(point.state),
-              force,
-              tokensBefore,
-            })
-          : undefined,
-    ];
-    for (const planFold of folding ? foldPlans : []) {
-      const plan = planFold();
-      if (!plan) continue;
-      const result = await this.folds.run(facts, point, plan);
-      summarizerMs = result.summarizerMs;
-      if (result.failure) {
-        failure = result.failure;
-        continue;
-      }
-      messagesFolded = plan.cut - point.coveredCount;
-      point = result.point;
-      projection = this.project(facts, point);
-      decisions.push(plan.decision);
-    }
-
-    if (this.total(projection, point) > limits.hardLimit) {
-      const plan = planDrop({ facts, point, projection, stateTokens: (state) => this.stateTokens(state) });
-      if (plan) {
-        messagesDropped = plan.cut - point.coveredCount;
-        point = applyDrop(point, plan);
-        projection = this.project(facts, point);
-        decisions.push(plan.decision);
-      }
-    }
-    return { point, projection, decisions, masked, messagesFolded, messagesDropped, summarizerMs, failure };
   }
 
   /** Reports a summarizer failure and a prompt left over the hard limit; neither fails the call. */

@@ -1,0 +1,160 @@
+import type { MessageMeter } from '../counting/message-meter.js';
+import type { SummarizerError } from '../errors.js';
+import type { EngineSettings } from '../options/engine-settings.js';
+import type { SessionState } from '../session-state/session-state.js';
+import { cacheEconomics } from '../strategies/cache-economics.js';
+import { applyDrop, planDrop } from '../strategies/dropping.js';
+import { planBudgetFold, planSemanticFold } from '../strategies/folding.js';
+import { applyMasking, planMasking } from '../strategies/masking-plan.js';
+import type { CallDescriptions, Memo } from '../strategies/observation-masking.js';
+import type { CompressionDecision } from '../triggers/decisions.js';
+import type { TermMemo } from '../triggers/staleness.js';
+import type { CallFacts } from './call-facts.js';
+import type { CompressionPoint } from './compression-point.js';
+import type { FoldRunner } from './fold-runner.js';
+import type { Projection } from './projection.js';
+import { recordFor } from './record-for.js';
+
+/**
+ * What the decide stage works with: the resolved settings, the engine's memos and fold runner, and how to project a
+ * point and count it. Plain capabilities: the strategies it calls get data only.
+ */
+export interface DecideStages {
+  readonly settings: EngineSettings;
+  readonly cachePricing: { read?: number; write?: number } | undefined;
+  readonly meter: MessageMeter;
+  readonly memos: {
+    readonly placeholderTokens: Memo<number>;
+    readonly descriptions: CallDescriptions;
+    readonly terms: TermMemo;
+  };
+  readonly folds: FoldRunner;
+  project(facts: CallFacts, point: CompressionPoint): Projection;
+  total(projection: Projection, point: CompressionPoint): number;
+  stateTokens(state: SessionState | undefined): number;
+}
+
+/** Where the decide stage left a call: the point, what the model sees there, and what changed on the way. */
+export interface Decided {
+  readonly point: CompressionPoint;
+  readonly projection: Projection;
+  readonly decisions: readonly CompressionDecision[];
+  readonly masked: { count: number; tokensFreed: number };
+  readonly messagesFolded: number;
+  readonly messagesDropped: number;
+  readonly summarizerMs: number;
+  readonly failure: SummarizerError | undefined;
+}
+
+/**
+ * Decide and apply: each strategy plans from the current point and its projection; the engine applies the plan and
+ * projects again. Masking first (cheapest to undo from the cache's view), then a semantic fold below the budget, a
+ * budget fold, and dropping the oldest turns only when the prompt is still over the hard limit.
+ */
+export async function decide(
+  stages: DecideStages,
+  {
+    facts,
+    start,
+    startProjection,
+    force,
+    tokensBefore,
+  }: {
+    facts: CallFacts;
+    start: CompressionPoint;
+    startProjection: Projection;
+    force: boolean;
+    /** Tokens of the prompt at the starting point. */
+    tokensBefore: number;
+  },
+): Promise<Decided> {
+  const { limits } = facts;
+  let point = start;
+  let projection = startProjection;
+  const decisions: CompressionDecision[] = [];
+  let masked = { count: 0, tokensFreed: 0 };
+  let messagesFolded = 0;
+  let messagesDropped = 0;
+  let summarizerMs = 0;
+  let failure: SummarizerError | undefined;
+  const economics = cacheEconomics(stages.cachePricing, facts);
+  const pressure = force || tokensBefore > limits.compressAt;
+
+  const { masking, staleness, semantic } = stages.settings;
+  if (masking) {
+    const plan = planMasking({
+      facts,
+      point,
+      projection,
+      pressure,
+      force,
+      masking,
+      staleness,
+      economics,
+      meter: stages.meter,
+      placeholderTokens: stages.memos.placeholderTokens,
+      descriptions: stages.memos.descriptions,
+      termMemo: stages.memos.terms,
+    });
+    if (plan) {
+      point = applyMasking(point, plan, facts.messages.length);
+      // a later record of this call never goes below the one this step determines
+      point = { ...point, minThrough: recordFor(facts, point).through };
+      projection = stages.project(facts, point);
+      decisions.push(...plan.decisions);
+      masked = { count: plan.keys.length, tokensFreed: plan.freed };
+    }
+  }
+
+  const folding = stages.settings.folding && !stages.folds.backingOff(facts);
+  const foldPlans = [
+    () =>
+      semantic && !pressure
+        ? planSemanticFold({
+            facts,
+            point,
+            projection,
+            stateTokens: stages.stateTokens(point.state),
+            options: semantic,
+            economics,
+          })
+        : undefined,
+    // under pressure the cache breaks anyway: go down to the target in this one break, not just below the threshold
+    () =>
+      force || stages.total(projection, point) > (pressure ? limits.compressTo : limits.compressAt)
+        ? planBudgetFold({
+            facts,
+            point,
+            projection,
+            stateTokens: stages.stateTokens(point.state),
+            force,
+            tokensBefore,
+          })
+        : undefined,
+  ];
+  for (const planFold of folding ? foldPlans : []) {
+    const plan = planFold();
+    if (!plan) continue;
+    const result = await stages.folds.run(facts, point, plan);
+    summarizerMs = result.summarizerMs;
+    if (result.failure) {
+      failure = result.failure;
+      continue;
+    }
+    messagesFolded = plan.cut - point.coveredCount;
+    point = result.point;
+    projection = stages.project(facts, point);
+    decisions.push(plan.decision);
+  }
+
+  if (stages.total(projection, point) > limits.hardLimit) {
+    const plan = planDrop({ facts, point, projection, stateTokens: (state) => stages.stateTokens(state) });
+    if (plan) {
+      messagesDropped = plan.cut - point.coveredCount;
+      point = applyDrop(point, plan);
+      projection = stages.project(facts, point);
+      decisions.push(plan.decision);
+    }
+  }
+  return { point, projection, decisions, masked, messagesFolded, messagesDropped, summarizerMs, failure };
+}
