@@ -14,7 +14,7 @@ import { contextCompression, withContextCompression } from '../adapters/ai-sdk/i
 import { type ReplayResult, replaySession, totals } from '../examples/lib/replay.js';
 import { fixturesDir, readSessions } from '../examples/lib/session-file.js';
 import { MessageMeter } from '../src/counting/message-meter.js';
-import { tiktokenCounter } from '../src/counting/token-counter.js';
+import { tiktokenCounter } from '../src/counting/tiktoken-counter.js';
 import { slidingWindowMasking } from './baselines/sliding-window-masking.js';
 import { langChainOverhead } from './langchain-overhead.js';
 import { neededLater } from './needed-later.js';

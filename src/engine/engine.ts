@@ -1,8 +1,8 @@
 import { TokenCalibration } from '../counting/calibration.js';
+import { gptTokenizerCounter } from '../counting/gpt-tokenizer-counter.js';
 import { hash53, hashChain } from '../counting/hash.js';
 import { MessageMeter } from '../counting/message-meter.js';
 import { PrefixTracker } from '../counting/prefix-tracker.js';
-import { tiktokenCounter } from '../counting/token-counter.js';
 import { ContextCompressionError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
 import { budgetLimits } from '../options/budget.js';
 import { lookupContextWindow } from '../options/context-windows.js';
@@ -67,7 +67,9 @@ export class CompressionEngine implements StepContext {
 
   constructor(readonly options: CompressionOptions = {}) {
     validateOptions(options);
-    this.meter = new MessageMeter(options.tokenCounter ?? tiktokenCounter());
+    // gpt-tokenizer, not tiktoken: the same counts on every fixture text, ~6x faster once loaded, pure JavaScript
+    // (edge runtimes, no WASM loader in bundles) and loaded before the first call rather than at import
+    this.meter = new MessageMeter(options.tokenCounter ?? gptTokenizerCounter());
     this.summarizer = toSummarizer(options.summarizer ?? extractiveSummarizer());
     this.records = new StateRecords(options.store ?? memoryStateStore(), options.stateTtlMs ?? DEFAULT_STATE_TTL_MS);
     this.masking = options.masking === false ? undefined : { ...DEFAULT_MASKING_OPTIONS, ...options.masking };
@@ -115,6 +117,7 @@ export class CompressionEngine implements StepContext {
     namespace: callNamespace,
     force = false,
   }: CompressInput): Promise<CompressOutput> {
+    await this.meter.counter.load?.();
     const limits = budgetLimits(
       this.budgetFor(modelId, contextWindow),
       Math.round(this.calibration.ratio(modelKey) * 100) / 100,
