@@ -67,7 +67,7 @@ export class CompressionEngine implements StepContext {
 
   constructor(readonly options: CompressionOptions = {}) {
     validateOptions(options);
-    // gpt-tokenizer, not tiktoken: the same counts on every fixture text, ~6x faster once loaded, pure JavaScript
+    // gpt-tokenizer, not tiktoken: the same counts on every fixture text, 5-6x faster once loaded, pure JavaScript
     // (edge runtimes, no WASM loader in bundles) and loaded before the first call rather than at import
     this.meter = new MessageMeter(options.tokenCounter ?? gptTokenizerCounter());
     this.summarizer = toSummarizer(options.summarizer ?? extractiveSummarizer());
