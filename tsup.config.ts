@@ -11,5 +11,7 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
+  // import.meta.url in the CommonJS build: tiktokenCounter() resolves tiktoken from this package's location
+  shims: true,
   external: ['ai', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@langchain/core', 'langchain'],
 });

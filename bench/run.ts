@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: speed and cost figures of the middleware, with mock models (no network).
- * 1. Overhead per call in steady state (nothing to compress) on a 1,000-message, ~200k-token history, through the
- *    AI SDK middleware and the LangChain createAgent middleware.
+ * 1. Overhead per call on real agent histories of 1,000 and 5,000 messages: steady state with fresh and reused
+ *    objects beside JSON.parse, the first call of a conversation, the call after a compression, heap over 500 calls,
+ *    a tool loop with oversized results, and the LangChain createAgent middleware (bench/overhead.ts).
+ * 1b. The o200k_base tokenizers for JavaScript side by side (bench/tokenizers.ts).
  * 2. Overhead of a call that compresses, with the offline summarizer.
  * 3. Input tokens and cache-priced cost over the fixture trajectories at a 200k and a 16k window, for no compression,
  *    the published sliding-window masking, and this library's folding only, batched masking only, and both.
@@ -13,11 +15,11 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { contextCompression, withContextCompression } from '../adapters/ai-sdk/index.js';
 import { type ReplayResult, replaySession, totals } from '../examples/lib/replay.js';
 import { fixturesDir, readSessions } from '../examples/lib/session-file.js';
-import { MessageMeter } from '../src/counting/message-meter.js';
-import { tiktokenCounter } from '../src/counting/token-counter.js';
 import { slidingWindowMasking } from './baselines/sliding-window-masking.js';
-import { langChainOverhead } from './langchain-overhead.js';
 import { neededLater } from './needed-later.js';
+import { overhead } from './overhead.js';
+import { format, percentile } from './stats.js';
+import { tokenizerTable } from './tokenizers.js';
 
 const model = new MockLanguageModelV4({ modelId: 'bench-model' });
 const words =
@@ -78,53 +80,11 @@ const fresh = (prompt: LanguageModelV4Prompt): LanguageModelV4Prompt =>
       }) as typeof message,
   );
 
-const percentile = (values: number[], share: number) =>
-  [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) * share)] ?? 0;
-const format = (value: number) => Math.round(value).toLocaleString('en-US');
-
 async function transform(middleware: ReturnType<typeof contextCompression>, prompt: LanguageModelV4Prompt) {
   const params: LanguageModelV4CallOptions = { prompt };
   const started = performance.now();
   await middleware.transformParams?.({ type: 'generate', params, model });
   return performance.now() - started;
-}
-
-async function steadyState() {
-  const full = history(1_000, 260);
-  const meter = new MessageMeter(tiktokenCounter());
-  const tokens = full.reduce((sum, message) => sum + meter.countText(JSON.stringify(message.content)), 0);
-  console.log('1. Overhead per call, 1,000 messages, ~%s tokens, one new message per call', format(tokens));
-  const configurations = [
-    { name: 'defaults (masking, triggers)', options: {} },
-    { name: 'triggers off', options: { triggers: { semantic: false, staleness: false } } as const },
-  ];
-  for (const { name, options } of configurations) {
-    let compressed = false;
-    const steady: number[] = [];
-    const firsts: number[] = [];
-    let compressing = 0;
-    // round 0 warms the JIT up (as a long-running server is) and is not counted; each round is a fresh middleware
-    for (let round = 0; round <= 3; round++) {
-      const middleware = contextCompression({
-        contextWindow: 1_000_000,
-        onCompress: () => (compressed = true),
-        ...options,
-      });
-      const first = await transform(middleware, fresh(full.slice(0, 900)));
-      if (round > 0) firsts.push(first);
-      for (let end = 901; end <= full.length; end++) {
-        compressed = false;
-        const ms = await transform(middleware, fresh(full.slice(0, end)));
-        if (round === 0) continue;
-        if (compressed) compressing++;
-        else steady.push(ms);
-      }
-    }
-    console.log(
-      `   ${name}: median ${percentile(steady, 0.5).toFixed(2)} ms, p95 ${percentile(steady, 0.95).toFixed(2)} ms over ${steady.length} calls with nothing to compress (target: median <= 2 ms); first call ${percentile(firsts, 0.5).toFixed(0)} ms (tokenizes everything); ${compressing} calls took a masking step`,
-    );
-  }
-  await langChainOverhead(full, percentile);
 }
 
 async function compressingCall() {
@@ -282,8 +242,20 @@ async function triggers() {
   }
 }
 
+/** Sections 1 and 1b read the fixture trajectories; without them they say so and the rest runs. */
+async function overheadAndTokenizers() {
+  const dir = fixturesDir();
+  if (!dir) {
+    console.log('1. Overhead per call and 1b. tokenizers: skipped, ../shared/fixtures is not beside this checkout');
+    return;
+  }
+  const sessions = readSessions(resolve(dir, 'trajectories.jsonl'));
+  await overhead(sessions);
+  tokenizerTable(sessions);
+}
+
 console.log(`context-compression benchmark, node ${process.version}\n`);
-await steadyState();
+await overheadAndTokenizers();
 await compressingCall();
 await fixtures();
 await triggers();

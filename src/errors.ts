@@ -147,3 +147,18 @@ export class SummarizerError extends ContextCompressionError {
     return hasMarker(error, baseSymbol) && hasMarker(error, summarizerFailed);
   }
 }
+
+/** A tokenizer package could not be loaded: it is not installed, or this runtime cannot load it synchronously. */
+export class TokenizerUnavailableError extends ContextCompressionError {
+  /** The package that could not be loaded, e.g. `tiktoken`. */
+  readonly module: string;
+
+  constructor({ module, message, cause }: { module: string; message: string; cause?: unknown }) {
+    super({ name: 'TokenizerUnavailableError', message, cause });
+    this.module = module;
+  }
+
+  static override isInstance(error: unknown): error is TokenizerUnavailableError {
+    return ContextCompressionError.isInstance(error) && error.name === 'TokenizerUnavailableError';
+  }
+}

@@ -1,7 +1,9 @@
 export { TokenCalibration } from './counting/calibration.js';
+export { type GptTokenizerEncodingName, gptTokenizerCounter } from './counting/gpt-tokenizer-counter.js';
 export { hashString } from './counting/hash.js';
 export { DEFAULT_MESSAGE_OVERHEAD_TOKENS, MessageMeter } from './counting/message-meter.js';
-export { approximateCounter, type TokenCounter, tiktokenCounter } from './counting/token-counter.js';
+export { type TiktokenEncodingName, tiktokenCounter } from './counting/tiktoken-counter.js';
+export { approximateCounter, type TokenCounter } from './counting/token-counter.js';
 export type { CompressInput, CompressOutput } from './engine/compress-call.js';
 export { CompressionEngine } from './engine/engine.js';
 export type { CompressEvent, CompressionErrorEvent } from './engine/events.js';
@@ -12,6 +14,7 @@ export {
   InvalidOptionError,
   MessageTooLargeError,
   SummarizerError,
+  TokenizerUnavailableError,
   UnknownContextWindowError,
 } from './errors.js';
 export { KNOWN_CONTEXT_WINDOWS, lookupContextWindow } from './options/context-windows.js';

@@ -4,7 +4,7 @@
  */
 import { type MessageMeasure, MessageMeter } from '../../src/counting/message-meter.js';
 import { commonPrefixTokens } from '../../src/counting/prefix-tracker.js';
-import { tiktokenCounter } from '../../src/counting/token-counter.js';
+import { tiktokenCounter } from '../../src/counting/tiktoken-counter.js';
 import { findPairingProblems } from '../../src/transcript/tool-pairs.js';
 import { messageText, type Transcript } from '../../src/transcript/transcript.js';
 

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { toTranscript as langChainTranscript } from '../../adapters/langchain/to-transcript.js';
 import { fixturesDir } from '../../examples/lib/session-file.js';
-import { tiktokenCounter } from '../../src/counting/token-counter.js';
+import { tiktokenCounter } from '../../src/counting/tiktoken-counter.js';
 import { promptChart } from './chart.js';
 import { loadFixtures, prepare, type Replay } from './data.js';
 import { measure, sumTokens } from './metrics.js';

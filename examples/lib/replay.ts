@@ -4,7 +4,7 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { toTranscript } from '../../adapters/ai-sdk/to-transcript.js';
 import { type MessageMeasure, MessageMeter } from '../../src/counting/message-meter.js';
 import { commonPrefixTokens } from '../../src/counting/prefix-tracker.js';
-import { tiktokenCounter } from '../../src/counting/token-counter.js';
+import { tiktokenCounter } from '../../src/counting/tiktoken-counter.js';
 import { assistantTurns, type SessionFile, toModelMessages } from './session-file.js';
 
 /** Anthropic's published multipliers of the input price: a cache read costs 0.1x, a cache write 1.25x. */

@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import { TokenCalibration } from '../counting/calibration.js';
+import { gptTokenizerCounter } from '../counting/gpt-tokenizer-counter.js';
 import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import { PrefixTracker } from '../counting/prefix-tracker.js';
-import { tiktokenCounter } from '../counting/token-counter.js';
 import { HardLimitError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
 import { budgetLimits } from '../options/budget.js';
 import { lookupContextWindow } from '../options/context-windows.js';
@@ -65,7 +65,9 @@ export class CompressionEngine {
 
   constructor(readonly options: CompressionOptions = {}) {
     validateOptions(options);
-    this.meter = new MessageMeter(options.tokenCounter ?? tiktokenCounter());
+    // gpt-tokenizer, not tiktoken: the same counts on every fixture text, 5-6x faster once loaded, pure JavaScript
+    // (edge runtimes, no WASM loader in bundles) and loaded before the first call rather than at import
+    this.meter = new MessageMeter(options.tokenCounter ?? gptTokenizerCounter());
     this.records = new StateRecords(options.store ?? memoryStateStore(), options.stateTtlMs ?? DEFAULT_STATE_TTL_MS);
     this.folds = new FoldRunner(
       toSummarizer(options.summarizer ?? extractiveSummarizer()),
@@ -107,6 +109,7 @@ export class CompressionEngine {
   }
 
   async compress(input: CompressInput): Promise<CompressOutput> {
+    await this.meter.counter.load?.();
     const facts = this.read(input);
     const found = await this.records.find({
       namespace: facts.namespace,

@@ -41,7 +41,7 @@ export interface CompressionOptions {
   summarizer?: Summarizer | SummarizeFunction;
   /** Milliseconds before a summarizer is abandoned. @default 30000 */
   summarizerTimeoutMs?: number;
-  /** Counts tokens. @default tiktoken o200k_base */
+  /** Counts tokens. @default gptTokenizerCounter() (o200k_base) */
   tokenCounter?: TokenCounter;
   /** Where states are kept between calls. @default an in-memory LRU store */
   store?: StateStore;

@@ -5,7 +5,7 @@ import { aiSdkPeers } from '../../bench/compare/peers-ai-sdk.js';
 import type { History, Setup, System } from '../../bench/compare/types.js';
 import { recordingModel } from '../../examples/lib/replay.js';
 import { MessageMeter } from '../../src/counting/message-meter.js';
-import { tiktokenCounter } from '../../src/counting/token-counter.js';
+import { tiktokenCounter } from '../../src/counting/tiktoken-counter.js';
 import type { Transcript } from '../../src/transcript/transcript.js';
 import { benchSetup } from '../helpers/bench-setup.js';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { langChainPeers } from '../../bench/compare/peers-langchain.js';
 import type { History, System } from '../../bench/compare/types.js';
 import { MessageMeter } from '../../src/counting/message-meter.js';
-import { tiktokenCounter } from '../../src/counting/token-counter.js';
+import { tiktokenCounter } from '../../src/counting/tiktoken-counter.js';
 import type { Transcript } from '../../src/transcript/transcript.js';
 import { benchSetup } from '../helpers/bench-setup.js';
 

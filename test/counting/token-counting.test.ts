@@ -1,8 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import { TokenCalibration } from '../../src/counting/calibration.js';
+import { gptTokenizerCounter } from '../../src/counting/gpt-tokenizer-counter.js';
 import { DEFAULT_MESSAGE_OVERHEAD_TOKENS, MessageMeter } from '../../src/counting/message-meter.js';
-import { approximateCounter, type TokenCounter, tiktokenCounter } from '../../src/counting/token-counter.js';
+import { tiktokenCounter } from '../../src/counting/tiktoken-counter.js';
+import { approximateCounter, type TokenCounter } from '../../src/counting/token-counter.js';
 import { CompressionEngine } from '../../src/engine/engine.js';
+import { InvalidOptionError } from '../../src/errors.js';
 import type { Message, Transcript } from '../../src/transcript/transcript.js';
 
 const text = (role: Message['role'], body: string): Message => ({ role, parts: [{ type: 'text', text: body }] });
@@ -13,8 +16,11 @@ function spyCounter(): TokenCounter & { count: ReturnType<typeof vi.fn<(text: st
   return { name: 'spy', count: vi.fn((input: string) => inner.count(input)) };
 }
 
-describe('tiktokenCounter', () => {
-  const counter = tiktokenCounter();
+describe.each([
+  ['gptTokenizerCounter', gptTokenizerCounter, 'gpt-tokenizer:o200k_base'],
+  ['tiktokenCounter', tiktokenCounter, 'tiktoken:o200k_base'],
+])('%s', (_name, create, name) => {
+  const counter = create();
 
   it.each(['<|endoftext|>', 'before <|fim_prefix|> after', '<|fim_middle|><|fim_suffix|><|endofprompt|>'])(
     'counts special-token strings as text: %s',
@@ -26,16 +32,37 @@ describe('tiktokenCounter', () => {
   );
 
   it('counts ordinary text, the empty string and is stable', () => {
-    expect(counter.name).toBe('tiktoken:o200k_base');
+    expect(counter.name).toBe(name);
     expect(counter.count('')).toBe(0);
     expect(counter.count('hello world')).toBe(2);
     expect(counter.count('a'.repeat(1000))).toBe(counter.count('a'.repeat(1000)));
   });
 
-  it('a message meter over tiktoken measures special-token text without throwing', () => {
+  it('a message meter over it measures special-token text without throwing', () => {
     const meter = new MessageMeter(counter);
     const measure = meter.measure(text('user', 'Please explain <|endoftext|> and <|fim_prefix|>.'));
     expect(measure.tokens).toBeGreaterThan(DEFAULT_MESSAGE_OVERHEAD_TOKENS + 2);
+  });
+});
+
+describe('gptTokenizerCounter and tiktokenCounter agree', () => {
+  const gpt = gptTokenizerCounter();
+  const tiktoken = tiktokenCounter();
+  const words = 'const total = items.reduce((sum, item) => sum + item.price, 0); // déjà vu 東京 ✓\n'.repeat(300);
+
+  it.each([
+    ['code and prose', words],
+    ['a text longer than one chunk, cut at spaces', `${words} ${words}`],
+    ['a run without spaces (base64)', 'QUJDRGVmZ2hpamtsbW5vcA+/'.repeat(1_000)],
+    ['CJK without spaces', '東京都の天気は晴れです。'.repeat(1_000)],
+    ['lone surrogates', 'a\ud800b\udc00c\ud83d'],
+    ['special-token strings', '<|endoftext|><|fim_prefix|> <|im_start|>'],
+  ])('on %s', (_name, input) => {
+    expect(gpt.count(input)).toBe(tiktoken.count(input));
+  });
+
+  it('rejects an unknown encoding when the counter is created', () => {
+    expect(() => gptTokenizerCounter('o100k' as 'o200k_base')).toThrow(InvalidOptionError);
   });
 });
 
@@ -122,6 +149,23 @@ describe('engine counts system messages and tool definitions', () => {
     const out = await engine.compress({ transcript: { ...base, tools }, modelId: 'm' });
     const toolTokens = Math.ceil(JSON.stringify(tools).length / 4);
     expect(out.estimatedTokens).toBe(DEFAULT_MESSAGE_OVERHEAD_TOKENS + 100 + toolTokens);
+  });
+
+  it('awaits the load of a counter that loads its tokenizer on demand before it counts', async () => {
+    let loaded = false;
+    const onDemand: TokenCounter = {
+      name: 'on-demand',
+      count: (input) => {
+        if (!loaded) throw new Error('counted before load');
+        return Math.ceil(input.length / 4);
+      },
+      load: async () => {
+        loaded = true;
+      },
+    };
+    const engine = new CompressionEngine({ contextWindow: 100_000, tokenCounter: onDemand, awarenessBlock: '' });
+    const out = await engine.compress({ transcript: base, modelId: 'm' });
+    expect(out.estimatedTokens).toBe(DEFAULT_MESSAGE_OVERHEAD_TOKENS + 100);
   });
 
   it('counts the awareness block as part of the system prompt', async () => {

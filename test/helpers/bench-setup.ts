@@ -1,5 +1,5 @@
 import type { Setup } from '../../bench/compare/types.js';
-import { tiktokenCounter } from '../../src/counting/token-counter.js';
+import { tiktokenCounter } from '../../src/counting/tiktoken-counter.js';
 
 /** The budget the peer tests run at: an 8k window with 1k reserved for output. */
 export function benchSetup(): Setup {

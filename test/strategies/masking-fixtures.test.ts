@@ -6,7 +6,7 @@ import { findPairingProblems, withContextCompression } from '../../adapters/ai-s
 import { toTranscript } from '../../adapters/ai-sdk/to-transcript.js';
 import { assistantTurns, fixturesDir, readSessions, toModelMessages } from '../../examples/lib/session-file.js';
 import { MessageMeter } from '../../src/counting/message-meter.js';
-import { tiktokenCounter } from '../../src/counting/token-counter.js';
+import { tiktokenCounter } from '../../src/counting/tiktoken-counter.js';
 import { echoModel } from '../helpers/mock-model.js';
 
 const dir = fixturesDir();

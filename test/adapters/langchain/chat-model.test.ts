@@ -9,7 +9,7 @@ import {
   UnknownContextWindowError,
   withContextCompression,
 } from '../../../adapters/langchain/index.js';
-import { tiktokenCounter } from '../../../src/counting/token-counter.js';
+import { tiktokenCounter } from '../../../src/counting/tiktoken-counter.js';
 import { RecordingChatModel, StreamingRecordingChatModel } from '../../helpers/langchain.js';
 
 const counter = tiktokenCounter();
