@@ -254,8 +254,12 @@ async function overheadAndTokenizers() {
   tokenizerTable(sessions);
 }
 
+/** `npm run bench -- --only 1,3` runs some sections; all of them by default. */
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1]?.split(',') : undefined;
+const runs = (section: string) => !only || only.includes(section);
+
 console.log(`context-compression benchmark, node ${process.version}\n`);
-await overheadAndTokenizers();
-await compressingCall();
-await fixtures();
-await triggers();
+if (runs('1')) await overheadAndTokenizers();
+if (runs('2')) await compressingCall();
+if (runs('3')) await fixtures();
+if (runs('4')) await triggers();

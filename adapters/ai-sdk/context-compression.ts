@@ -10,7 +10,7 @@ import type { SummarizeFunction, Summarizer } from '../../src/summarizers/summar
 import { readCallOptions } from './call-options.js';
 import { fromTranscript } from './from-transcript.js';
 import { modelSummarizer } from './model-summarizer.js';
-import { toTranscript } from './to-transcript.js';
+import { promptConversions, toTranscript } from './to-transcript.js';
 
 /** Options of the AI SDK middleware: the engine's options, with any AI SDK model accepted as summarizer. */
 export interface ContextCompressionOptions extends Omit<CompressionOptions, 'summarizer'> {
@@ -60,13 +60,14 @@ export function contextCompression(options: ContextCompressionOptions = {}): Lan
 export function middlewareFor(engine: CompressionEngine): LanguageModelV4Middleware {
   const estimates = new WeakMap<LanguageModelV4CallOptions, { modelKey: string; tokens: number }>();
   const modelKeyOf = (model: { provider: string; modelId: string }) => `${model.provider}:${model.modelId}`;
+  const conversions = promptConversions();
   return {
     specificationVersion: 'v4',
     async transformParams({ params, model }) {
       const { callOptions, providerOptions } = readCallOptions(params.providerOptions);
       if (callOptions.disable) return { ...params, providerOptions };
       const result = await engine.compress({
-        transcript: toTranscript(params.prompt, params.tools),
+        transcript: toTranscript(params.prompt, params.tools, conversions),
         modelId: model.modelId,
         modelKey: modelKeyOf(model),
         namespace: callOptions.namespace,

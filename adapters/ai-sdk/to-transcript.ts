@@ -6,6 +6,7 @@ import type {
   LanguageModelV4ToolResultOutput,
 } from '@ai-sdk/provider';
 import { hashString } from '../../src/counting/hash.js';
+import { ConversionMemory } from '../../src/transcript/conversion-memory.js';
 import { type Message, type Part, stableStringify, type Transcript } from '../../src/transcript/transcript.js';
 
 /** Token estimate of an image or file part, whose bytes are not text. */
@@ -104,16 +105,31 @@ function toMessage(message: LanguageModelV4Message): Message {
   return { role: message.role, parts: toParts(message), original: message };
 }
 
+/** A memory of conversions for one middleware: a resent history is compared, not converted again. */
+export function promptConversions(): ConversionMemory<LanguageModelV4Message> {
+  return new ConversionMemory(toMessage, (first) =>
+    typeof first.content === 'string'
+      ? `${first.role}:${first.content}`
+      : `${first.role}:${JSON.stringify(first.content)}`,
+  );
+}
+
 /**
  * Converts an AI SDK call's prompt and tools into the engine's transcript. Leading system messages become the
- * system prompt; a system message later in the prompt stays a message in its place.
+ * system prompt; a system message later in the prompt stays a message in its place. With `conversions`, messages
+ * equal to those of the conversation's previous call are not converted again.
  */
-export function toTranscript(prompt: LanguageModelV4Prompt, tools: LanguageModelV4CallOptions['tools']): Transcript {
+export function toTranscript(
+  prompt: LanguageModelV4Prompt,
+  tools: LanguageModelV4CallOptions['tools'],
+  conversions?: ConversionMemory<LanguageModelV4Message>,
+): Transcript {
   let leading = 0;
   while (leading < prompt.length && prompt[leading]?.role === 'system') leading++;
+  const messages = prompt.slice(leading);
   return {
     system: prompt.slice(0, leading).map(toMessage),
-    messages: prompt.slice(leading).map(toMessage),
+    messages: conversions ? conversions.convertAll(messages) : messages.map(toMessage),
     tools: (tools ?? []).map((tool) =>
       tool.type === 'function'
         ? { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }

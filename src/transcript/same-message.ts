@@ -1,8 +1,9 @@
 import type { Message, Part } from './transcript.js';
 
 /**
- * Whether two values of a message are equal as data: the same JSON-like tree (objects by their own enumerable keys,
- * byte arrays by their bytes). Strings compare natively, so a long output costs one memory comparison.
+ * Whether two values of a message are equal as data: the same JSON-like tree (plain objects by their own enumerable
+ * keys, byte arrays by their bytes). Any other object (a URL, a class instance) is equal only to itself. Strings
+ * compare natively, so a long output costs one memory comparison.
  */
 export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -18,7 +19,8 @@ export function sameValue(a: unknown, b: unknown): boolean {
     for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
     return true;
   }
-  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+  const prototype = Object.getPrototypeOf(a);
+  if (prototype !== Object.getPrototypeOf(b) || (prototype !== Object.prototype && prototype !== null)) return false;
   const keys = Object.keys(a);
   if (keys.length !== Object.keys(b).length) return false;
   for (const key of keys) {

@@ -60,3 +60,12 @@ describe('sameMessage', () => {
     expect(sameMessage(a, b)).toBe(false);
   });
 });
+
+describe('sameValue on objects that are not plain data', () => {
+  it('holds a URL or a class instance equal only to itself', () => {
+    const url = new URL('https://example.com/a.png');
+    expect(sameValue(url, url)).toBe(true);
+    expect(sameValue(url, new URL('https://example.com/b.png'))).toBe(false);
+    expect(sameValue(new Date(0), new Date(0))).toBe(false);
+  });
+});

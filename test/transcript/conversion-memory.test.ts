@@ -1,0 +1,65 @@
+import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { MockLanguageModelV4 } from 'ai/test';
+import { describe, expect, it, vi } from 'vitest';
+import { contextCompression } from '../../adapters/ai-sdk/index.js';
+import { approximateCounter } from '../../src/counting/token-counter.js';
+import { ConversionMemory } from '../../src/transcript/conversion-memory.js';
+import type { Message } from '../../src/transcript/transcript.js';
+
+type Input = { role: 'user' | 'assistant'; text: string; meta?: unknown };
+const toMessage = (input: Input): Message => ({ role: input.role, parts: [{ type: 'text', text: input.text }] });
+const history = (count: number): Input[] =>
+  Array.from({ length: count }, (_, index) => ({ role: index % 2 ? 'assistant' : 'user', text: `message ${index}` }));
+
+describe('ConversionMemory', () => {
+  it('converts only what is new in a resent history, whatever its objects', () => {
+    const convert = vi.fn(toMessage);
+    const memory = new ConversionMemory(convert, (first: Input) => first.text);
+    const first = memory.convertAll(history(6));
+    expect(convert).toHaveBeenCalledTimes(6);
+    const second = memory.convertAll(JSON.parse(JSON.stringify(history(8))));
+    expect(convert).toHaveBeenCalledTimes(8);
+    expect(second.slice(0, 6)).toEqual(first);
+    for (let index = 0; index < 6; index++) expect(second[index]).toBe(first[index]);
+  });
+
+  it('converts again from the first message that differs in any field', () => {
+    const convert = vi.fn(toMessage);
+    const memory = new ConversionMemory(convert, (first: Input) => first.text);
+    memory.convertAll(history(6));
+    const changed = history(6);
+    changed[3] = { ...(changed[3] as Input), meta: { cache: 'ephemeral' } };
+    memory.convertAll(changed);
+    expect(convert).toHaveBeenCalledTimes(9);
+  });
+});
+
+describe('the AI SDK middleware with fresh request objects', () => {
+  const prompt = (cacheAt: number): LanguageModelV4Prompt => [
+    { role: 'system', content: 'Be brief.' },
+    ...Array.from({ length: 6 }, (_, index) =>
+      index % 2
+        ? { role: 'assistant' as const, content: [{ type: 'text' as const, text: `answer ${index}` }] }
+        : {
+            role: 'user' as const,
+            content: [{ type: 'text' as const, text: `question ${index}` }],
+            ...(index === cacheAt ? { providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } } : {}),
+          },
+    ),
+  ];
+
+  it('sends what the caller sent for untouched messages, provider options included, as they move between calls', async () => {
+    const middleware = contextCompression({ contextWindow: 100_000, tokenCounter: approximateCounter() });
+    const model = new MockLanguageModelV4();
+    const send = async (request: LanguageModelV4Prompt) => {
+      const params: LanguageModelV4CallOptions = { prompt: JSON.parse(JSON.stringify(request)) };
+      return (await middleware.transformParams?.({ type: 'generate', params, model }))?.prompt;
+    };
+    await send(prompt(0));
+    const moved = prompt(4);
+    const sent = await send(moved);
+    expect(sent?.slice(2)).toEqual(moved.slice(1));
+    expect(sent?.[6]).toHaveProperty('providerOptions.anthropic.cacheControl.type', 'ephemeral');
+    expect(sent?.[2]).not.toHaveProperty('providerOptions');
+  });
+});
