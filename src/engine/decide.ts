@@ -8,6 +8,7 @@ import { planBudgetFold, planSemanticFold } from '../strategies/folding.js';
 import { applyMasking, planMasking } from '../strategies/masking-plan.js';
 import type { CallDescriptions, Memo } from '../strategies/observation-masking.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
+import type { Boundary, SemanticTriggerOptions } from '../triggers/semantic-triggers.js';
 import type { TermMemo } from '../triggers/staleness.js';
 import type { CallFacts } from './call-facts.js';
 import type { CompressionPoint } from './compression-point.js';
@@ -32,6 +33,8 @@ export interface DecideStages {
   project(facts: CallFacts, point: CompressionPoint): Projection;
   total(projection: Projection, point: CompressionPoint): number;
   stateTokens(state: SessionState | undefined): number;
+  /** The segment boundaries of the call's history, found incrementally per conversation. */
+  boundaries(facts: CallFacts, options: SemanticTriggerOptions): readonly Boundary[];
 }
 
 /** Where the decide stage left a call: the point, what the model sees there, and what changed on the way. */
@@ -117,6 +120,7 @@ export async function decide(
             stateTokens: stages.stateTokens(point.state),
             options: semantic,
             economics,
+            boundaries: () => stages.boundaries(facts, semantic),
           })
         : undefined,
     // under pressure the cache breaks anyway: go down to the target in this one break, not just below the threshold

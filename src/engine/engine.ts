@@ -25,6 +25,7 @@ import { extractiveSummarizer } from '../summarizers/extractive-summarizer.js';
 import { toSummarizer } from '../summarizers/summarizer.js';
 import { ResultSiteIndex } from '../transcript/result-sites.js';
 import type { Message } from '../transcript/transcript.js';
+import { SegmentBoundaries } from '../triggers/segment-boundaries.js';
 import { type CallFacts, readCall } from './call-facts.js';
 import type { CompressInput, CompressOutput } from './compress-call.js';
 import { compressEvent } from './compress-event.js';
@@ -51,6 +52,7 @@ export class CompressionEngine {
   private readonly analyses = new StepAnalyses();
   private readonly histories = new HistoryMemory();
   private readonly siteIndex = new ResultSiteIndex();
+  private readonly segments = new SegmentBoundaries();
   private readonly termMemo = new LRUCache<string, Map<string, number>>({ max: 5_000 });
   private readonly placeholderTokens = new LRUCache<string, number>({ max: EDITED_MESSAGE_CACHE_SIZE });
   private readonly statePairs = new WeakMap<SessionState, readonly Message[]>();
@@ -88,6 +90,14 @@ export class CompressionEngine {
       project: (facts, point) => this.project(facts, point),
       total: (projection, point) => this.total(projection, point),
       stateTokens: (state) => this.stateTokens(state),
+      boundaries: (facts, semantic) =>
+        this.segments.find({
+          conversation: facts.conversation,
+          messages: facts.messages,
+          steps: facts.steps,
+          prefixHashes: facts.prefixHashes,
+          options: semantic,
+        }),
     };
   }
 

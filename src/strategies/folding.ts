@@ -6,6 +6,7 @@ import type { SessionState } from '../session-state/session-state.js';
 import type { Message } from '../transcript/transcript.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
 import {
+  type Boundary,
   DEFAULT_SEMANTIC_TRIGGER_OPTIONS,
   findBoundaries,
   type SemanticTriggerOptions,
@@ -79,6 +80,7 @@ export function planSemanticFold({
   stateTokens,
   options,
   economics,
+  boundaries = () => findBoundaries(facts.messages, facts.steps, options),
 }: {
   facts: CallFacts;
   point: CompressionPoint;
@@ -86,6 +88,8 @@ export function planSemanticFold({
   stateTokens: number;
   options: SemanticTriggerOptions;
   economics: CacheEconomics;
+  /** The boundaries of the history (`findBoundaries`), asked for only when a fold could free enough. */
+  boundaries?: () => readonly Boundary[];
 }): FoldPlan | undefined {
   const { layout } = projection;
   const from = point.coveredCount;
@@ -94,10 +98,10 @@ export function planSemanticFold({
   const minTokens = options.minTokens ?? DEFAULT_SEMANTIC_TRIGGER_OPTIONS.minTokens;
   const lastStart = facts.steps.at(-1)?.messageIndex ?? 0;
   if (layout.total(from, 0) - layout.total(lastStart, 0) < minTokens) return undefined;
-  const boundaries = findBoundaries(facts.messages, facts.steps, options).filter(
+  const candidates = boundaries().filter(
     (boundary) => boundary.messageIndex > from && layout.isCut(boundary.messageIndex),
   );
-  for (const boundary of boundaries.reverse()) {
+  for (const boundary of candidates.reverse()) {
     const folded = layout.total(from, 0) - layout.total(boundary.messageIndex, 0);
     const after = layout.total(boundary.messageIndex, stateTokens + stateGrowth(facts.limits.budget, folded));
     const freed = now - after;

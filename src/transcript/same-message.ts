@@ -21,12 +21,16 @@ export function sameValue(a: unknown, b: unknown): boolean {
   }
   const prototype = Object.getPrototypeOf(a);
   if (prototype !== Object.getPrototypeOf(b) || (prototype !== Object.prototype && prototype !== null)) return false;
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  for (const key of keys) {
+  // own keys counted on both sides, without building key arrays (this runs over whole histories on every call)
+  let keys = 0;
+  for (const key in a) {
+    if (!Object.hasOwn(a, key)) continue;
+    keys++;
     if (!Object.hasOwn(b, key)) return false;
     if (!sameValue((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
   }
+  for (const key in b) if (Object.hasOwn(b, key)) keys--;
+  if (keys !== 0) return false;
   return true;
 }
 

@@ -51,25 +51,50 @@ const named = (name: string) => (name === '.' ? 'the repository root' : name ===
 const MUTATING_API =
   /^(?:update|book|cancel|create|send|delete|modify|transfer|add|remove|submit|set|exchange|return)_/i;
 
+/** A boundary found while scanning, before the step it names is known to exist and to be finished. */
+interface Candidate {
+  readonly trigger: TriggerName;
+  readonly stepIndex: number;
+  readonly confidence: number;
+  readonly details: string;
+}
+
+/** What a scan carries from step to step, and the candidates it found so far. */
+export interface BoundaryScan {
+  /** Steps scanned. */
+  readonly count: number;
+  readonly editedSinceBoundary: readonly string[];
+  readonly failedTargets: ReadonlySet<string>;
+  readonly candidates: readonly Candidate[];
+}
+
+/** The scan of no step. */
+export const EMPTY_BOUNDARY_SCAN: BoundaryScan = {
+  count: 0,
+  editedSinceBoundary: [],
+  failedTargets: new Set(),
+  candidates: [],
+};
+
 /**
- * Finds the segment boundaries of an agent transcript from its step signals, in step order. Only boundaries before
- * the current (last) step are returned, so a fold never touches the step the model is working on.
+ * Scans `steps` from `scan.count` up to `until`, returning the scan there; `scan` is not changed, so a stored scan
+ * can be continued by several calls.
  */
-export function findBoundaries(
+export function scanBoundaries(
   messages: readonly Message[],
   steps: readonly StepSignals[],
+  scan: BoundaryScan,
+  until: number,
   options: SemanticTriggerOptions = {},
-): Boundary[] {
+): BoundaryScan {
   const settings = { ...DEFAULT_SEMANTIC_TRIGGER_OPTIONS, ...options };
-  const boundaries: Boundary[] = [];
-  const at = (stepIndex: number, trigger: TriggerName, confidence: number, details: string) => {
-    const step = steps[stepIndex];
-    if (!step || stepIndex >= steps.length - 1) return;
-    boundaries.push({ trigger, stepIndex, messageIndex: step.messageIndex, confidence, details });
-  };
-  let editedSinceBoundary: string[] = [];
-  const failedTargets = new Set<string>();
-  steps.forEach((step, index) => {
+  const candidates = [...scan.candidates];
+  const at = (stepIndex: number, trigger: TriggerName, confidence: number, details: string) =>
+    candidates.push({ trigger, stepIndex, confidence, details });
+  let editedSinceBoundary = [...scan.editedSinceBoundary];
+  const failedTargets = new Set(scan.failedTargets);
+  for (let index = scan.count; index < until; index++) {
+    const step = steps[index] as StepSignals;
     const previous = steps[index - 1];
     if (previous && settings.intent) {
       const transition = settings.transitions.find(([from, to]) => previous.intent === from && step.intent === to);
@@ -129,12 +154,35 @@ export function findBoundaries(
       if (mutating?.type === 'tool-call' && !failed)
         at(index + 1, 'boundary:api', 0.6, `${mutating.name} succeeded at step ${index + 1}`);
     }
-  });
-  // one boundary per step: the most confident one
+  }
+  return { count: Math.max(scan.count, until), editedSinceBoundary, failedTargets, candidates };
+}
+
+/**
+ * The boundaries of a finished scan: only those before the current (last) step, so a fold never touches the step the
+ * model is working on; one per step, the most confident; in step order.
+ */
+export function boundariesOf(scan: BoundaryScan, steps: readonly StepSignals[]): Boundary[] {
   const best = new Map<number, Boundary>();
-  for (const boundary of boundaries) {
-    const current = best.get(boundary.stepIndex);
-    if (!current || boundary.confidence > current.confidence) best.set(boundary.stepIndex, boundary);
+  for (const candidate of scan.candidates) {
+    const step = steps[candidate.stepIndex];
+    if (!step || candidate.stepIndex >= steps.length - 1) continue;
+    const current = best.get(candidate.stepIndex);
+    if (!current || candidate.confidence > current.confidence) {
+      best.set(candidate.stepIndex, { ...candidate, messageIndex: step.messageIndex });
+    }
   }
   return [...best.values()].sort((a, b) => a.stepIndex - b.stepIndex);
+}
+
+/**
+ * Finds the segment boundaries of an agent transcript from its step signals, in step order. Only boundaries before
+ * the current (last) step are returned, so a fold never touches the step the model is working on.
+ */
+export function findBoundaries(
+  messages: readonly Message[],
+  steps: readonly StepSignals[],
+  options: SemanticTriggerOptions = {},
+): Boundary[] {
+  return boundariesOf(scanBoundaries(messages, steps, EMPTY_BOUNDARY_SCAN, steps.length, options), steps);
 }
