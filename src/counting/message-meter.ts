@@ -66,7 +66,14 @@ export class MessageMeter {
     if (tokens === undefined) {
       tokens = this.overheadTokens;
       for (const part of message.parts) {
-        tokens += part.type === 'file' ? part.tokens : this.counter.count(partText(part));
+        const text = part.type === 'file' ? '' : partText(part);
+        // long parts go through the text memo, so a later count of the same text (a result being cut) is free
+        tokens +=
+          part.type === 'file'
+            ? part.tokens
+            : text.length >= MEMO_MIN_CHARS
+              ? this.countText(text)
+              : this.counter.count(text);
       }
       this.remember(hash, tokens);
     }

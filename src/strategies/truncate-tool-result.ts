@@ -10,8 +10,14 @@ export const DEFAULT_HEAD_SHARE = 0.6;
  * says how much was cut. Cuts at line breaks when there are lines, so log and file excerpts stay readable.
  * Deterministic: the same text and limit always give the same result, so the prompt prefix stays cache-stable.
  */
-export function truncateHeadAndTail(text: string, maxTokens: number, counter: TokenCounter): string {
-  const tokens = counter.count(text);
+export function truncateHeadAndTail(
+  text: string,
+  maxTokens: number,
+  counter: TokenCounter,
+  /** The text's tokens when the caller counted them already. */
+  knownTokens?: number,
+): string {
+  const tokens = knownTokens ?? counter.count(text);
   if (tokens <= maxTokens) return text;
   const charsPerToken = text.length / Math.max(tokens, 1);
   const budgetChars = Math.max(0, Math.floor(maxTokens * charsPerToken) - 120);
@@ -73,12 +79,13 @@ export function truncateOversizedResults(
     }
     let changed = false;
     const parts = message.parts.map((part) => {
-      if (part.type !== 'tool-result' || meter.countText(part.output) <= maxTokens) return part;
+      const outputTokens = part.type === 'tool-result' ? meter.countText(part.output) : 0;
+      if (part.type !== 'tool-result' || outputTokens <= maxTokens) return part;
       changed = true;
       truncatedIds.push(part.callId);
       return {
         ...part,
-        output: truncateHeadAndTail(part.output, maxTokens, meter.counter),
+        output: truncateHeadAndTail(part.output, maxTokens, meter.counter, outputTokens),
         edited: true,
         edit: 'truncated',
       } as const;
