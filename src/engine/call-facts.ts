@@ -15,7 +15,7 @@ export interface CallFacts {
   readonly namespace: string;
   /** Hash of the first message: the key of the conversation's index of compression points. */
   readonly anchor: string;
-  /** Namespace and anchor: the key of per-conversation memory of this engine instance. */
+  /** Namespace, anchor, system prompt and tools: the key of per-conversation memory of this engine instance. */
   readonly conversation: string;
   readonly system: readonly Message[];
   /**
@@ -69,12 +69,14 @@ export interface ReadCallOptions {
 export function readCall(transcript: Transcript, options: ReadCallOptions): CallFacts {
   const { meter, limits, namespace, system, masking } = options;
   const input = transcript.messages;
-  const anchor = (input[0] ? meter.measure(input[0]).hash : 0).toString(36);
-  const conversation = `${namespace}\u0000${anchor}`;
-  const messages = options.recall(conversation, input);
   const toolsJson = transcript.tools.length > 0 ? JSON.stringify(transcript.tools) : '';
   const toolsMeasure = { hash: hash53(toolsJson), tokens: meter.countText(toolsJson) };
   const fixedMeasures = [toolsMeasure, ...system.map((message) => meter.measure(message))];
+  const anchor = (input[0] ? meter.measure(input[0]).hash : 0).toString(36);
+  // the system prompt is part of what the per-conversation memories learned (a repository root it states)
+  const systemHash = fixedMeasures.reduce((hash, measure) => hashChain(hash, measure.hash), 0).toString(36);
+  const conversation = `${namespace}\u0000${anchor}\u0000${systemHash}`;
+  const messages = options.recall(conversation, input);
   const prefixHashes = new Array<number>(messages.length + 1);
   prefixHashes[0] = hash53(namespace);
   for (let index = 0; index < messages.length; index++) {

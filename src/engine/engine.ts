@@ -23,6 +23,7 @@ import { memoryStateStore } from '../store/state-store.js';
 import { EDITED_MESSAGE_CACHE_SIZE, type ResultEdit } from '../strategies/observation-masking.js';
 import { extractiveSummarizer } from '../summarizers/extractive-summarizer.js';
 import { toSummarizer } from '../summarizers/summarizer.js';
+import { rebindOriginals } from '../transcript/rebind-originals.js';
 import { ResultSiteIndex } from '../transcript/result-sites.js';
 import type { Message } from '../transcript/transcript.js';
 import { SegmentBoundaries } from '../triggers/segment-boundaries.js';
@@ -56,6 +57,8 @@ export class CompressionEngine {
   private readonly termMemo = new LRUCache<string, Map<string, number>>({ max: 5_000 });
   private readonly placeholderTokens = new LRUCache<string, number>({ max: EDITED_MESSAGE_CACHE_SIZE });
   private readonly statePairs = new WeakMap<SessionState, readonly Message[]>();
+  private readonly truncatedShown = new LRUCache<string, ReadonlySet<string>>({ max: 1_000 });
+  private readonly rebinds = new WeakMap<Message, { edited: Message; sent: Message }>();
   private readonly projectionCache: ProjectionCache = {
     edits: new LRUCache<string, ResultEdit | false>({ max: EDITED_MESSAGE_CACHE_SIZE }),
     messages: new LRUCache<string, Message>({ max: EDITED_MESSAGE_CACHE_SIZE }),
@@ -151,8 +154,10 @@ export class CompressionEngine {
       view: projection.view,
       covered: point.coveredCount,
       previousPrompt: this.prefixes.previous(facts.conversation),
+      previousTruncated: this.truncatedShown.get(facts.conversation) ?? new Set(),
       meter: this.meter,
     });
+    this.truncatedShown.set(facts.conversation, edits.truncatedShown);
     const cacheablePrefixTokens = this.prefixes.update(facts.conversation, [
       ...facts.fixedMeasures,
       ...output.measures,
@@ -257,9 +262,19 @@ export class CompressionEngine {
     if (pinned >= 0) add(facts.messages[pinned] as Message, facts.input[pinned]);
     for (let index = point.coveredCount; index < facts.messages.length; index++) {
       const message = projection.view.messages[index] as Message;
-      add(message, message === facts.messages[index] ? facts.input[index] : message);
+      const caller = facts.input[index] as Message;
+      add(message, message === facts.messages[index] ? caller : this.rebound(message, caller));
     }
     return { messages, measures };
+  }
+
+  /** An edited message with this call's framework objects, the same object while the caller's message is the same. */
+  private rebound(edited: Message, caller: Message): Message {
+    const known = this.rebinds.get(caller);
+    if (known?.edited === edited) return known.sent;
+    const sent = rebindOriginals(edited, caller);
+    this.rebinds.set(caller, { edited, sent });
+    return sent;
   }
 
   private project(facts: CallFacts, point: CompressionPoint): Projection {

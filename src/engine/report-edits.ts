@@ -12,6 +12,8 @@ export interface EditReport {
   /** Redactions of the latest step that this instance had not sent yet, and the tokens they freed. */
   readonly redacted: { readonly count: number; readonly tokensFreed: number };
   readonly decisions: readonly CompressionDecision[];
+  /** Keys of the shortened results this call's prompt shows. */
+  readonly truncatedShown: ReadonlySet<string>;
 }
 
 /**
@@ -24,12 +26,15 @@ export function reportEdits({
   view,
   covered,
   previousPrompt,
+  previousTruncated,
   meter,
 }: {
   facts: CallFacts;
   view: PromptView;
   covered: number;
   previousPrompt: readonly MessageMeasure[] | undefined;
+  /** Keys of the shortened results the previous prompt of the conversation showed. */
+  previousTruncated: ReadonlySet<string>;
   meter: MessageMeter;
 }): EditReport {
   const { messages, limits, latestRedactions, siteByKey } = facts;
@@ -44,12 +49,12 @@ export function reportEdits({
   }
   const redacted = { count: 0, tokensFreed: 0 };
   if (view.truncatedIds.length === 0 && latestRedactions.size === 0)
-    return { truncated: { count: 0, tokensFreed: 0 }, redacted, decisions };
+    return { truncated: { count: 0, tokensFreed: 0 }, redacted, decisions, truncatedShown: new Set() };
   const previousHashes = new Set(previousPrompt?.map((measure) => measure.hash));
-  const truncated =
+  const { shown, ...truncated } =
     view.truncatedIds.length > 0
-      ? newlyTruncated({ view, messages, from: covered, previousHashes, meter })
-      : { count: 0, tokensFreed: 0 };
+      ? newlyTruncated({ view, messages, from: covered, previous: previousTruncated, meter })
+      : { count: 0, tokensFreed: 0, shown: new Set<string>() };
   forEachResult(latestRedactions.size > 0 ? view.messages : [], (part, key, messageIndex) => {
     if (messageIndex < covered || part.edit !== 'redacted' || !latestRedactions.has(key)) return;
     if (previousHashes.has(meter.measure(view.messages[messageIndex] as Message).hash)) return;
@@ -65,5 +70,5 @@ export function reportEdits({
       details: `the model redacted ${redacted.count} tool results, freeing ${redacted.tokensFreed} tokens`,
     });
   }
-  return { truncated, redacted, decisions };
+  return { truncated, redacted, decisions, truncatedShown: shown };
 }

@@ -38,7 +38,8 @@ export const MAX_INDEXED_CUTS = 64;
 export class StateRecords {
   /**
    * Records and indexes validated before, by the object the store returned: a store that hands back the same object
-   * (the memory store) is validated once per value, not on every call.
+   * (the memory store) is validated once per value, not on every call. A store must not change a value it returned
+   * in place (the memory store never does; stores that serialize return new objects).
    */
   private readonly validated = new WeakMap<object, unknown>();
 
@@ -100,8 +101,17 @@ export class StateRecords {
     if (typeof value !== 'object' || value === null) return undefined;
     if (this.validated.has(value)) return this.validated.get(value) as T | undefined;
     const parsed = schema.safeParse(value);
-    const result = parsed.success ? parsed.data : undefined;
+    // shared by every call that finds it: frozen, so a summarizer that changes `previous` cannot change later calls
+    const result = parsed.success ? deepFreeze(parsed.data) : undefined;
     this.validated.set(value, result);
     return result;
   }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }

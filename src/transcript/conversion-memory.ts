@@ -37,7 +37,10 @@ export class ConversionMemory<Input> {
     }
     const outputs = previous ? previous.outputs.slice(0, same) : [];
     for (let index = same; index < inputs.length; index++) outputs.push(this.convert(inputs[index] as Input));
-    this.histories.set(key, { inputs, outputs });
+    // the inputs whose conversions went out (an earlier call's for the unchanged part), so a later change made to
+    // one of those objects in place is seen as a change
+    const sent = previous && same > 0 ? [...previous.inputs.slice(0, same), ...inputs.slice(same)] : inputs;
+    this.histories.set(key, { inputs: sent, outputs });
     return outputs;
   }
 }

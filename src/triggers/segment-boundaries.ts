@@ -50,7 +50,9 @@ export class SegmentBoundaries {
       stored !== undefined &&
       stored.scan.count < steps.length &&
       stored.through <= messages.length &&
-      prefixHashes[stored.through] === stored.hash;
+      prefixHashes[stored.through] === stored.hash &&
+      // a result that arrived after the stored prefix changes a scanned step (an error, a test outcome)
+      !steps.slice(0, stored.scan.count).some((step) => step.resultIndexes.some((index) => index >= stored.through));
     const from = resumable ? stored.scan : EMPTY_BOUNDARY_SCAN;
     const finished = Math.max(from.count, steps.length - 1);
     const scan = scanBoundaries(messages, steps, from, finished, options);

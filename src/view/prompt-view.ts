@@ -3,6 +3,7 @@ import type { MessageMeter } from '../counting/message-meter.js';
 import {
   applyResultEdits,
   type CallDescriptions,
+  forEachResult,
   type Memo,
   type ResultEdit,
   type ResultSite,
@@ -80,33 +81,36 @@ export function buildView({
 }
 
 /**
- * The tool results this call's view shortened head-and-tail that the previous prompt (given as message hashes) did
- * not already show shortened, and the tokens that saved: truncations carried over from earlier calls are not counted
- * again.
+ * The tool results this call's view shortened head-and-tail from `from` on that the previous prompt of the
+ * conversation did not already show shortened (`previous`: keys of the results it showed shortened), and the tokens
+ * each cut saved; `shown` holds the keys of every shortened result this view shows, for the next call.
  */
 export function newlyTruncated({
   view,
   messages,
   from,
-  previousHashes,
+  previous,
   meter,
 }: {
   view: PromptView;
   messages: readonly Message[];
   from: number;
-  previousHashes: ReadonlySet<number>;
+  previous: ReadonlySet<string>;
   meter: MessageMeter;
-}): { count: number; tokensFreed: number } {
+}): { count: number; tokensFreed: number; shown: Set<string> } {
   let count = 0;
   let tokensFreed = 0;
-  for (let index = from; index < view.messages.length; index++) {
-    const message = view.messages[index] as Message;
-    if (message === messages[index] || previousHashes.has(meter.measure(message).hash)) continue;
-    let shortened = 0;
-    for (const part of message.parts) if (part.type === 'tool-result' && part.edit === 'truncated') shortened++;
-    if (shortened === 0) continue;
-    count += shortened;
-    tokensFreed += Math.max(0, meter.measure(messages[index] as Message).tokens - (view.tokens[index] as number));
-  }
-  return { count, tokensFreed };
+  const shown = new Set<string>();
+  forEachResult(view.messages, (part, key, index) => {
+    if (index < from || part.edit !== 'truncated') return;
+    shown.add(key);
+    if (previous.has(key)) return;
+    count++;
+    const original = (messages[index] as Message).parts.find(
+      (candidate) => candidate.type === 'tool-result' && candidate.callId === part.callId,
+    );
+    const before = original?.type === 'tool-result' ? meter.countText(original.output) : 0;
+    tokensFreed += Math.max(0, before - meter.countText(part.output));
+  });
+  return { count, tokensFreed, shown };
 }

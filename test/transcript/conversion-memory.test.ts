@@ -62,4 +62,48 @@ describe('the AI SDK middleware with fresh request objects', () => {
     expect(sent?.[6]).toHaveProperty('providerOptions.anthropic.cacheControl.type', 'ephemeral');
     expect(sent?.[2]).not.toHaveProperty('providerOptions');
   });
+
+  it("sends an edited message with this call's provider options, not the ones an earlier equal message had", async () => {
+    const middleware = contextCompression({
+      contextWindow: 100_000,
+      maxToolResultTokens: 200,
+      tokenCounter: approximateCounter(),
+    });
+    const model = new MockLanguageModelV4();
+    const cache = { anthropic: { cacheControl: { type: 'ephemeral' } } };
+    const request = (cachedAt: 'tool' | 'user'): LanguageModelV4Prompt => [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: [{ type: 'text', text: 'Read the log.' }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'log', toolName: 'read', input: { path: 'app.log' } }],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'log',
+            toolName: 'read',
+            output: { type: 'text', value: 'line of the log\n'.repeat(400) },
+          },
+        ],
+        ...(cachedAt === 'tool' ? { providerOptions: cache } : {}),
+      },
+      ...(cachedAt === 'user'
+        ? [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'And now?' }], providerOptions: cache }]
+        : []),
+    ];
+    const send = async (prompt: LanguageModelV4Prompt) => {
+      const params: LanguageModelV4CallOptions = { prompt: JSON.parse(JSON.stringify(prompt)) };
+      return (await middleware.transformParams?.({ type: 'generate', params, model }))?.prompt ?? [];
+    };
+    const first = await send(request('tool'));
+    expect(first[4]).toHaveProperty('providerOptions.anthropic.cacheControl.type', 'ephemeral');
+    const second = await send(request('user'));
+    const tool = second.find((message) => message.role === 'tool');
+    expect(JSON.stringify(tool)).toContain('cut from the middle');
+    expect(tool).not.toHaveProperty('providerOptions');
+    expect(second.filter((message) => 'providerOptions' in message && message.providerOptions)).toHaveLength(1);
+  });
 });

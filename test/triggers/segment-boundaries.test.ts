@@ -69,6 +69,30 @@ describe('SegmentBoundaries', () => {
   });
 });
 
+describe('SegmentBoundaries after a late result', () => {
+  it('scans again when a result of a step it stored arrives after it', () => {
+    const booking: Message[] = [
+      task,
+      { role: 'assistant', parts: [{ type: 'tool-call', id: 'b', name: 'update_booking', args: { id: 7 } }] },
+      ...read('r1', 'docs/a.md'),
+      ...read('r2', 'docs/b.md'),
+      { role: 'assistant', parts: [{ type: 'text', text: 'Waiting for the booking service.' }] },
+    ];
+    const late: Message[] = [
+      ...booking,
+      {
+        role: 'tool',
+        parts: [{ type: 'tool-result', callId: 'b', name: 'update_booking', output: 'error: no seats' }],
+      },
+      ...read('r3', 'docs/c.md'),
+      ...read('r4', 'docs/d.md'),
+    ];
+    const segments = new SegmentBoundaries();
+    expectIncrementalEqualsFull(booking, [booking.length], segments);
+    expectIncrementalEqualsFull(late, [late.length - 2, late.length], segments);
+  });
+});
+
 describe.skipIf(!trajectories)('SegmentBoundaries on every prefix of every fixture trajectory', () => {
   it.each((trajectories ?? []).map((run) => [run.id, run] as const))('%s', (_id, run) => {
     const order = Array.from({ length: run.messages.length + 1 }, (_, count) => count);
