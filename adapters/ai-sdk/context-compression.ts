@@ -4,7 +4,8 @@ import type {
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
 import type { LanguageModel } from 'ai';
-import { CompressionEngine } from '../../src/engine/engine.js';
+import { createCompressionEngine } from '../../src/engine/create-engine.js';
+import type { CompressionEngine } from '../../src/engine/engine.js';
 import type { CompressionOptions } from '../../src/options/options.js';
 import type { SummarizeFunction, Summarizer } from '../../src/summarizers/summarizer.js';
 import { readCallOptions } from './call-options.js';
@@ -21,10 +22,6 @@ export interface ContextCompressionOptions extends Omit<CompressionOptions, 'sum
   summarizer?: LanguageModel | Summarizer | SummarizeFunction;
 }
 
-function isSummarizer(value: unknown): value is Summarizer {
-  return typeof value === 'object' && value !== null && typeof (value as Summarizer).summarize === 'function';
-}
-
 function isLanguageModel(value: unknown): value is LanguageModel {
   return (
     typeof value === 'string' ||
@@ -35,15 +32,8 @@ function isLanguageModel(value: unknown): value is LanguageModel {
 }
 
 /** Builds the engine for a set of AI SDK options, turning a model summarizer into a Summarizer. */
-export function createEngine({ summarizer, ...options }: ContextCompressionOptions): CompressionEngine {
-  const engineSummarizer =
-    summarizer === undefined ||
-    typeof summarizer === 'function' ||
-    isSummarizer(summarizer) ||
-    !isLanguageModel(summarizer)
-      ? summarizer
-      : modelSummarizer(summarizer);
-  return new CompressionEngine({ ...options, summarizer: engineSummarizer });
+export function createEngine(options: ContextCompressionOptions): CompressionEngine {
+  return createCompressionEngine(options, (value) => (isLanguageModel(value) ? modelSummarizer(value) : undefined));
 }
 
 /**

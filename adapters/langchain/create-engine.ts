@@ -1,5 +1,6 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { CompressionEngine } from '../../src/engine/engine.js';
+import { createCompressionEngine } from '../../src/engine/create-engine.js';
+import type { CompressionEngine } from '../../src/engine/engine.js';
 import type { CompressionOptions } from '../../src/options/options.js';
 import type { SummarizeFunction, Summarizer } from '../../src/summarizers/summarizer.js';
 import { chatModelSummarizer } from './chat-model-summarizer.js';
@@ -15,9 +16,6 @@ export interface LangChainCompressionOptions extends Omit<CompressionOptions, 's
 }
 
 /** Builds the engine for a set of LangChain options, turning a chat model summarizer into a Summarizer. */
-export function createEngine({ summarizer, ...options }: LangChainCompressionOptions): CompressionEngine {
-  return new CompressionEngine({
-    ...options,
-    summarizer: isChatModel(summarizer) ? chatModelSummarizer(summarizer) : summarizer,
-  });
+export function createEngine(options: LangChainCompressionOptions): CompressionEngine {
+  return createCompressionEngine(options, (value) => (isChatModel(value) ? chatModelSummarizer(value) : undefined));
 }

@@ -6,7 +6,10 @@ export * from '../../src/index.js';
 export { CALL_OPTIONS_KEY, type ContextCompressionCallOptions } from './call-options.js';
 export { type ChatModelSummarizerOptions, chatModelSummarizer } from './chat-model-summarizer.js';
 export { type CompressMessagesOptions, compressMessages } from './compress-messages.js';
-export type { LangChainCompressionOptions } from './create-engine.js';
+export type {
+  LangChainCompressionOptions as ContextCompressionOptions,
+  LangChainCompressionOptions,
+} from './create-engine.js';
 export { type ExplainCompressionOptions, explainCompression } from './explain-compression.js';
 export { type AwarenessPlacement, fromTranscript } from './from-transcript.js';
 export { type ContextCompressionMiddlewareOptions, contextCompressionMiddleware } from './middleware.js';
