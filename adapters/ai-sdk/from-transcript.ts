@@ -58,7 +58,10 @@ function fromMessage(message: Message): LanguageModelV4Message {
   } as LanguageModelV4Message;
 }
 
-/** Converts the engine's output back into an AI SDK prompt; untouched messages are the caller's own objects. */
+/**
+ * Converts the engine's output back into an AI SDK prompt; untouched messages are the framework objects they were
+ * converted from (the caller's, or an equal one of an earlier call of the conversation, see `ConversionMemory`).
+ */
 export function fromTranscript(system: readonly Message[], messages: readonly Message[]): LanguageModelV4Prompt {
   return [...system.map(fromMessage), ...messages.map(fromMessage)];
 }
