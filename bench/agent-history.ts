@@ -79,3 +79,13 @@ export function promptTexts(prompt: LanguageModelV4Prompt): string[] {
   }
   return texts;
 }
+
+/** New message and part objects around the same strings, as the AI SDK builds its prompt on every step. */
+export const rebuilt = (prompt: LanguageModelV4Prompt): LanguageModelV4Prompt =>
+  prompt.map(
+    (message) =>
+      ({
+        ...message,
+        content: Array.isArray(message.content) ? message.content.map((part) => ({ ...part })) : message.content,
+      }) as typeof message,
+  );

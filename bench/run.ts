@@ -15,6 +15,7 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { contextCompression, withContextCompression } from '../adapters/ai-sdk/index.js';
 import { type ReplayResult, replaySession, totals } from '../examples/lib/replay.js';
 import { fixturesDir, readSessions } from '../examples/lib/session-file.js';
+import { rebuilt } from './agent-history.js';
 import { slidingWindowMasking } from './baselines/sliding-window-masking.js';
 import { neededLater } from './needed-later.js';
 import { overhead } from './overhead.js';
@@ -70,16 +71,6 @@ function history(messages: number, tokensPerMessage: number): LanguageModelV4Pro
   return prompt.slice(0, messages + 1);
 }
 
-/** Fresh message objects with the same content, as the AI SDK builds for every call. */
-const fresh = (prompt: LanguageModelV4Prompt): LanguageModelV4Prompt =>
-  prompt.map(
-    (message) =>
-      ({
-        ...message,
-        content: Array.isArray(message.content) ? message.content.map((part) => ({ ...part })) : message.content,
-      }) as typeof message,
-  );
-
 async function transform(middleware: ReturnType<typeof contextCompression>, prompt: LanguageModelV4Prompt) {
   const params: LanguageModelV4CallOptions = { prompt };
   const started = performance.now();
@@ -91,10 +82,10 @@ async function compressingCall() {
   const full = history(1_000, 260);
   const times: number[] = [];
   const warm = contextCompression({ contextWindow: 1_000_000 });
-  await transform(warm, fresh(full));
+  await transform(warm, rebuilt(full));
   for (let run = 0; run < 15; run++) {
     const middleware = contextCompression({ contextWindow: 128_000 });
-    times.push(await transform(middleware, fresh(full)));
+    times.push(await transform(middleware, rebuilt(full)));
   }
   console.log('\n2. A call that compresses (1,000 messages into a 128k window, offline summarizer, tokenizer warm)');
   console.log(

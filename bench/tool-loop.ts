@@ -6,6 +6,7 @@ import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/
 import { MockLanguageModelV4 } from 'ai/test';
 import { contextCompression } from '../adapters/ai-sdk/index.js';
 import type { CompressEvent } from '../src/engine/events.js';
+import { rebuilt } from './agent-history.js';
 import { ms, percentile } from './stats.js';
 
 const STEPS = 50;
@@ -43,16 +44,6 @@ function loopHistory(system: string, task: string, toolText: string): LanguageMo
   }
   return history;
 }
-
-/** New message and part objects around the same strings, as the AI SDK builds its prompt on every step. */
-const rebuilt = (prompt: LanguageModelV4Prompt): LanguageModelV4Prompt =>
-  prompt.map(
-    (message) =>
-      ({
-        ...message,
-        content: Array.isArray(message.content) ? message.content.map((part) => ({ ...part })) : message.content,
-      }) as typeof message,
-  );
 
 /** One run of the loop in a new conversation: the time of every call and the event it reported, if any. */
 async function run(
