@@ -1,0 +1,176 @@
+/**
+ * `npm run bench:memory`: what a chat keeps of what its user later asks about. Every fixture conversation is replayed
+ * as a chat app calls its model (one call per assistant turn), then each question with an answer in the conversation
+ * is asked as the last user message, one call each, all finding the state the replay stored. Counted strictly: a
+ * question counts when each of its evidence turns is in the prompt verbatim or has at least 80% of its content words
+ * in ONE message or ONE entry of the session state (never the state pooled into one text).
+ *
+ * Systems: this project's defaults; FIFO (the newest messages that fit); and the oracle ceiling: the project's kept
+ * messages plus the best verbatim choice of evidence turns, knowing the questions, in the tokens the project spends on
+ * its state.
+ */
+import { wrapLanguageModel } from 'ai';
+import { withContextCompression } from '../../adapters/ai-sdk/with-context-compression.js';
+import { CACHE_READ_PRICE, CACHE_WRITE_PRICE } from '../../examples/lib/replay.js';
+import { fixturesDir, type SessionFile } from '../../examples/lib/session-file.js';
+import { tiktokenCounter } from '../../src/counting/tiktoken-counter.js';
+import { loadFixtures, prepare } from '../compare/data.js';
+import { commonPrefixTokens, measure, retained, sumTokens } from '../compare/metrics.js';
+import { floorCost } from '../compare/replay-system.js';
+import { aiSdkRun } from '../compare/systems.js';
+import type { History, SystemRun } from '../compare/types.js';
+import { fifo } from './fifo.js';
+import { oracleCovered, strictUnits } from './retention.js';
+
+interface Figures {
+  questions: number;
+  retained: number;
+  oracle: number;
+  byCategory: Map<string, { total: number; retained: number }>;
+  stateShare: number[];
+  cost: number;
+  floor: number;
+  callsOverWindow: number;
+  foldsAtQuestionTime: number;
+}
+
+const counter = tiktokenCounter();
+const questionsOf = (session: SessionFile) =>
+  (session.qa ?? []).filter((qa) => qa.category !== 'adversarial' && qa.evidenceIdx.length > 0);
+
+/** Replays one conversation through a run, then asks every question; the oracle is computed on the project's prompts. */
+async function measureRun(
+  session: SessionFile,
+  run: SystemRun,
+  { window, full }: { window: number; full: number },
+  figures: Figures,
+  foldCount: () => number,
+): Promise<void> {
+  const replay = prepare(session, true);
+  figures.floor += floorCost(full);
+  let previous: ReturnType<typeof measure> = [];
+  for (const history of replay.calls) {
+    const measures = measure(await run.call(history));
+    const tokens = sumTokens(measures);
+    const cached = commonPrefixTokens(previous, measures);
+    previous = measures;
+    figures.cost += cached * CACHE_READ_PRICE + (tokens - cached) * CACHE_WRITE_PRICE;
+    if (tokens > window) figures.callsOverWindow++;
+  }
+  const last = replay.questionTime as History;
+  // per question, the evidence turns the kept messages miss and what they cost verbatim; the state's tokens
+  const gaps: { turns: number[]; tokens: number }[] = [];
+  let stateBudget = 0;
+  for (const qa of questionsOf(session)) {
+    const folds = foldCount();
+    const transcript = await run.call({
+      ...last,
+      model: [...last.model.slice(0, -1), { role: 'user', content: qa.question }],
+    });
+    figures.foldsAtQuestionTime += foldCount() - folds;
+    const tokens = sumTokens(measure(transcript));
+    if (tokens > window) figures.callsOverWindow++;
+    const { units, verbatim, stateTokens } = strictUnits(transcript);
+    stateBudget = Math.max(stateBudget, stateTokens);
+    figures.stateShare.push(stateTokens / Math.max(1, tokens));
+    const evidence = qa.evidenceIdx.map((index) => session.messages[index]?.content ?? '');
+    const kept = evidence.every((text) => retained(text, units));
+    figures.questions++;
+    if (kept) figures.retained++;
+    const category = figures.byCategory.get(qa.category) ?? { total: 0, retained: 0 };
+    category.total++;
+    if (kept) category.retained++;
+    figures.byCategory.set(qa.category, category);
+    const turns = qa.evidenceIdx.filter((index) => !retained(session.messages[index]?.content ?? '', verbatim));
+    gaps.push({ turns, tokens: turns.reduce((sum, index) => sum + turnTokens(session, index), 0) });
+  }
+  figures.oracle += oracleCovered(gaps, stateBudget, (turn) => turnTokens(session, turn));
+}
+
+const turnTokens = (session: SessionFile, index: number) => counter.count(session.messages[index]?.content ?? '') + 4;
+
+const empty = (): Figures => ({
+  questions: 0,
+  retained: 0,
+  oracle: 0,
+  byCategory: new Map(),
+  stateShare: [],
+  cost: 0,
+  floor: 0,
+  callsOverWindow: 0,
+  foldsAtQuestionTime: 0,
+});
+
+const dir = fixturesDir();
+if (!dir) {
+  console.log('bench:memory needs ../shared/fixtures beside this checkout; it is not there, so nothing was measured.');
+  process.exit(0);
+}
+const { conversations } = loadFixtures(dir);
+const percent = (part: number, whole: number) => `${((part / Math.max(1, whole)) * 100).toFixed(1)}%`;
+console.log(`bench:memory, node ${process.version}: ${conversations.length} conversations, each question asked last\n`);
+for (const share of [0.25, 0.5]) {
+  const ours = empty();
+  const oldest = empty();
+  for (const session of conversations) {
+    const replay = prepare(session, true);
+    // the whole conversation as the uncompressed prompt of its last call
+    const full = sumTokens(measure(await aiSdkRun((mock) => mock).call(replay.questionTime as History)));
+    const window = Math.round(full * share);
+    const reserveOutputTokens = Math.min(4_000, Math.round(window * 0.1));
+    let folds = 0;
+    const project = aiSdkRun((mock) =>
+      withContextCompression(mock, {
+        contextWindow: window,
+        reserveOutputTokens,
+        tokenCounter: counter,
+        onCompress: (event) => {
+          if (event.messagesFolded > 0) folds++;
+        },
+      }),
+    );
+    await measureRun(session, project, { window, full }, ours, () => folds);
+    const trimmed = aiSdkRun((mock) =>
+      wrapLanguageModel({ model: mock, middleware: fifo(window - reserveOutputTokens) }),
+    );
+    await measureRun(session, trimmed, { window, full }, oldest, () => 0);
+  }
+  console.log(`window ${share * 100}% of each conversation`);
+  const categories = [...ours.byCategory.keys()].sort();
+  const header = [
+    'system',
+    'evidence retained',
+    ...categories,
+    'oracle ceiling',
+    'state share',
+    'x floor',
+    'over window',
+    'folds at question time',
+  ];
+  console.log(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);
+  for (const [name, figures] of [
+    ['this project (defaults)', ours],
+    ['FIFO (newest that fit)', oldest],
+  ] as const) {
+    const cells = [
+      name,
+      `${figures.retained}/${figures.questions} = ${percent(figures.retained, figures.questions)}`,
+      ...categories.map((category) => {
+        const entry = figures.byCategory.get(category) ?? { total: 0, retained: 0 };
+        return percent(entry.retained, entry.total);
+      }),
+      figures === ours ? percent(figures.oracle, figures.questions) : '-',
+      figures === ours
+        ? percent(
+            figures.stateShare.reduce((a, b) => a + b, 0),
+            figures.stateShare.length,
+          )
+        : '-',
+      `${(figures.cost / Math.max(1, figures.floor)).toFixed(2)}x`,
+      String(figures.callsOverWindow),
+      String(figures.foldsAtQuestionTime),
+    ];
+    console.log(`| ${cells.join(' | ')} |`);
+  }
+  console.log('');
+}
