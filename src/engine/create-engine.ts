@@ -21,9 +21,10 @@ export function createCompressionEngine<Model>(
     (typeof summarizer === 'object' &&
       summarizer !== null &&
       typeof (summarizer as Summarizer).summarize === 'function');
-  const engineSummarizer =
-    summarizer === undefined || isSummarizer
-      ? (summarizer as Summarizer | SummarizeFunction | undefined)
-      : (modelSummarizer(summarizer) ?? (summarizer as unknown as Summarizer));
-  return new CompressionEngine({ ...options, summarizer: engineSummarizer });
+  const fromModel = summarizer === undefined || isSummarizer ? undefined : modelSummarizer(summarizer);
+  // anything else goes on as it is, for the engine's option check to reject with a clear error
+  return new CompressionEngine({
+    ...options,
+    summarizer: fromModel ?? (summarizer as CompressionOptions['summarizer']),
+  });
 }

@@ -2,8 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { TokenCalibration } from '../counting/calibration.js';
 import { gptTokenizerCounter } from '../counting/gpt-tokenizer-counter.js';
 import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js';
-import { PrefixTracker } from '../counting/prefix-tracker.js';
-import { HardLimitError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
+import { MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
 import { budgetLimits } from '../options/budget.js';
 import { lookupContextWindow } from '../options/context-windows.js';
 import { type EngineSettings, engineSettings } from '../options/engine-settings.js';
@@ -28,15 +27,14 @@ import { ResultSiteIndex } from '../transcript/result-sites.js';
 import type { Message } from '../transcript/transcript.js';
 import { SegmentBoundaries } from '../triggers/segment-boundaries.js';
 import { type CallFacts, readCall } from './call-facts.js';
+import { CallReporter } from './call-report.js';
 import type { CompressInput, CompressOutput } from './compress-call.js';
-import { compressEvent } from './compress-event.js';
 import { type CompressionPoint, startingPoint } from './compression-point.js';
-import { type Decided, type DecideStages, decide } from './decide.js';
+import { type DecideStages, decide } from './decide.js';
 import { FoldRunner } from './fold-runner.js';
 import { HistoryMemory } from './history-memory.js';
 import { type Projection, type ProjectionCache, project } from './projection.js';
 import { recordFor } from './record-for.js';
-import { reportEdits } from './report-edits.js';
 
 /**
  * The framework-free engine. One call flows top-down: count (read the call's facts) -> load the stored compression
@@ -49,7 +47,6 @@ export class CompressionEngine {
   readonly calibration = new TokenCalibration();
   private readonly records: StateRecords;
   private readonly folds: FoldRunner;
-  private readonly prefixes = new PrefixTracker();
   private readonly analyses = new StepAnalyses();
   private readonly histories = new HistoryMemory();
   private readonly siteIndex = new ResultSiteIndex();
@@ -57,7 +54,6 @@ export class CompressionEngine {
   private readonly termMemo = new LRUCache<string, Map<string, number>>({ max: 5_000 });
   private readonly placeholderTokens = new LRUCache<string, number>({ max: EDITED_MESSAGE_CACHE_SIZE });
   private readonly statePairs = new WeakMap<SessionState, readonly Message[]>();
-  private readonly truncatedShown = new LRUCache<string, ReadonlySet<string>>({ max: 1_000 });
   private readonly rebinds = new WeakMap<Message, { edited: Message; sent: Message }>();
   private readonly projectionCache: ProjectionCache = {
     edits: new LRUCache<string, ResultEdit | false>({ max: EDITED_MESSAGE_CACHE_SIZE }),
@@ -66,6 +62,7 @@ export class CompressionEngine {
     truncations: new WeakMap(),
   };
   private readonly settings: EngineSettings;
+  private readonly reporter: CallReporter;
   private readonly stages: DecideStages;
 
   constructor(readonly options: CompressionOptions = {}) {
@@ -80,6 +77,7 @@ export class CompressionEngine {
       this.meter,
     );
     this.settings = engineSettings(options);
+    this.reporter = new CallReporter(options, this.meter);
     this.stages = {
       settings: this.settings,
       cachePricing: options.cachePricing,
@@ -142,49 +140,22 @@ export class CompressionEngine {
       tokensBefore,
     });
     const { point, projection } = decided;
-    this.reportFailures(facts, decided);
+    this.reporter.failures(facts, decided, this.total(projection, point));
 
     const output = this.assemble(facts, point, projection);
     if (point !== start) {
       await this.records.save({ namespace: facts.namespace, anchor: facts.anchor, record: recordFor(facts, point) });
     }
 
-    const edits = reportEdits({
-      facts,
-      view: projection.view,
-      covered: point.coveredCount,
-      previousPrompt: this.prefixes.previous(facts.conversation),
-      previousTruncated: this.truncatedShown.get(facts.conversation) ?? new Set(),
-      meter: this.meter,
-    });
-    this.truncatedShown.set(facts.conversation, edits.truncatedShown);
-    const cacheablePrefixTokens = this.prefixes.update(facts.conversation, [
-      ...facts.fixedMeasures,
-      ...output.measures,
-    ]);
     const estimatedTokens = this.total(projection, point);
-    const decisions = [...decided.decisions, ...edits.decisions];
-    const outcome = {
-      decisions,
-      messagesFolded: decided.messagesFolded,
-      messagesDropped: decided.messagesDropped,
-      masked: decided.masked,
-      redacted: edits.redacted,
-      truncated: edits.truncated,
-      summarizerMs: decided.summarizerMs,
-      reusedState: stored?.state !== undefined && decided.messagesFolded === 0,
-    };
-    const event = compressEvent(outcome, {
-      limits: facts.limits,
+    const { decisions, event } = this.reporter.changes({
+      facts,
+      decided,
+      sent: output.measures,
       tokensBefore,
       tokensAfter: estimatedTokens,
-      cacheablePrefixTokens,
+      reusedState: stored?.state !== undefined && decided.messagesFolded === 0,
     });
-    // reported once, by the call that changed what the model sees; later calls reuse the same view silently
-    const changed = outcome.masked.count + outcome.redacted.count + outcome.truncated.count > 0;
-    if (event && (outcome.messagesFolded > 0 || outcome.messagesDropped > 0 || changed)) {
-      this.options.onCompress?.(event);
-    }
     return { system: facts.system, messages: output.messages, estimatedTokens, decisions, event };
   }
 
@@ -222,24 +193,6 @@ export class CompressionEngine {
       });
     }
     return facts;
-  }
-
-  /** Reports a summarizer failure and a prompt left over the hard limit; neither fails the call. */
-  private reportFailures(facts: CallFacts, decided: Decided): void {
-    if (decided.failure) {
-      const fallback = decided.messagesDropped > 0 ? 'dropped-oldest-turns' : 'sent-uncompressed';
-      this.options.onError?.({ error: decided.failure, fallback });
-    }
-    const total = this.total(decided.projection, decided.point);
-    if (total > facts.limits.hardLimit) {
-      this.options.onError?.({
-        error: new HardLimitError({
-          promptTokens: Math.round(total * facts.limits.ratio),
-          hardLimitTokens: Math.round(facts.limits.hardLimit * facts.limits.ratio),
-        }),
-        fallback: 'over-hard-limit',
-      });
-    }
   }
 
   /**

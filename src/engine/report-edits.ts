@@ -50,11 +50,13 @@ export function reportEdits({
   const redacted = { count: 0, tokensFreed: 0 };
   if (view.truncatedIds.length === 0 && latestRedactions.size === 0)
     return { truncated: { count: 0, tokensFreed: 0 }, redacted, decisions, truncatedShown: new Set() };
-  const previousHashes = new Set(previousPrompt?.map((measure) => measure.hash));
   const { shown, ...truncated } =
     view.truncatedIds.length > 0
       ? newlyTruncated({ view, messages, from: covered, previous: previousTruncated, meter })
       : { count: 0, tokensFreed: 0, shown: new Set<string>() };
+  // built only when the latest step redacted something: a retry that sends the same redacted message stays silent
+  const previousHashes =
+    latestRedactions.size > 0 ? new Set(previousPrompt?.map((measure) => measure.hash)) : new Set<number>();
   forEachResult(latestRedactions.size > 0 ? view.messages : [], (part, key, messageIndex) => {
     if (messageIndex < covered || part.edit !== 'redacted' || !latestRedactions.has(key)) return;
     if (previousHashes.has(meter.measure(view.messages[messageIndex] as Message).hash)) return;

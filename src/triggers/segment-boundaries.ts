@@ -10,6 +10,14 @@ import {
   scanBoundaries,
 } from './semantic-triggers.js';
 
+/** Whether a result of one of the first `count` steps is at or after `through`: it would change a scanned step. */
+function resultArrivedAfter(steps: readonly StepSignals[], count: number, through: number): boolean {
+  for (let index = 0; index < count; index++) {
+    for (const result of (steps[index] as StepSignals).resultIndexes) if (result >= through) return true;
+  }
+  return false;
+}
+
 /** A stored scan and the prefix of the history it read. */
 interface Checkpoint {
   readonly scan: BoundaryScan;
@@ -51,8 +59,7 @@ export class SegmentBoundaries {
       stored.scan.count < steps.length &&
       stored.through <= messages.length &&
       prefixHashes[stored.through] === stored.hash &&
-      // a result that arrived after the stored prefix changes a scanned step (an error, a test outcome)
-      !steps.slice(0, stored.scan.count).some((step) => step.resultIndexes.some((index) => index >= stored.through));
+      !resultArrivedAfter(steps, stored.scan.count, stored.through);
     const from = resumable ? stored.scan : EMPTY_BOUNDARY_SCAN;
     const finished = Math.max(from.count, steps.length - 1);
     const scan = scanBoundaries(messages, steps, from, finished, options);

@@ -1,0 +1,89 @@
+import { LRUCache } from 'lru-cache';
+import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js';
+import { PrefixTracker } from '../counting/prefix-tracker.js';
+import { HardLimitError } from '../errors.js';
+import type { CompressionOptions } from '../options/options.js';
+import type { CompressionDecision } from '../triggers/decisions.js';
+import type { CallFacts } from './call-facts.js';
+import { compressEvent } from './compress-event.js';
+import type { Decided } from './decide.js';
+import type { CompressEvent } from './events.js';
+import { reportEdits } from './report-edits.js';
+
+/**
+ * The report stage: what a call changed, told once through `onCompress` (and what went wrong through `onError`),
+ * measured against what this instance sent last for the conversation (its prompt and the results it showed cut).
+ */
+export class CallReporter {
+  private readonly prefixes = new PrefixTracker();
+  private readonly truncatedShown = new LRUCache<string, ReadonlySet<string>>({ max: 1_000 });
+
+  constructor(
+    private readonly options: Pick<CompressionOptions, 'onCompress' | 'onError'>,
+    private readonly meter: MessageMeter,
+  ) {}
+
+  /** Reports a summarizer failure and a prompt left over the hard limit (`total` tokens); neither fails the call. */
+  failures(facts: CallFacts, decided: Decided, total: number): void {
+    if (decided.failure) {
+      const fallback = decided.messagesDropped > 0 ? 'dropped-oldest-turns' : 'sent-uncompressed';
+      this.options.onError?.({ error: decided.failure, fallback });
+    }
+    if (total > facts.limits.hardLimit) {
+      this.options.onError?.({
+        error: new HardLimitError({
+          promptTokens: Math.round(total * facts.limits.ratio),
+          hardLimitTokens: Math.round(facts.limits.hardLimit * facts.limits.ratio),
+        }),
+        fallback: 'over-hard-limit',
+      });
+    }
+  }
+
+  /** The call's decisions and event; `onCompress` hears of it only when the call changed what the model sees. */
+  changes({
+    facts,
+    decided,
+    sent,
+    tokensBefore,
+    tokensAfter,
+    reusedState,
+  }: {
+    facts: CallFacts;
+    decided: Decided;
+    /** Measures of the messages sent after the system prompt. */
+    sent: readonly MessageMeasure[];
+    tokensBefore: number;
+    tokensAfter: number;
+    reusedState: boolean;
+  }): { decisions: CompressionDecision[]; event: CompressEvent | undefined } {
+    const edits = reportEdits({
+      facts,
+      view: decided.projection.view,
+      covered: decided.point.coveredCount,
+      previousPrompt: this.prefixes.previous(facts.conversation),
+      previousTruncated: this.truncatedShown.get(facts.conversation) ?? new Set(),
+      meter: this.meter,
+    });
+    this.truncatedShown.set(facts.conversation, edits.truncatedShown);
+    const cacheablePrefixTokens = this.prefixes.update(facts.conversation, [...facts.fixedMeasures, ...sent]);
+    const decisions = [...decided.decisions, ...edits.decisions];
+    const outcome = {
+      decisions,
+      messagesFolded: decided.messagesFolded,
+      messagesDropped: decided.messagesDropped,
+      masked: decided.masked,
+      redacted: edits.redacted,
+      truncated: edits.truncated,
+      summarizerMs: decided.summarizerMs,
+      reusedState,
+    };
+    const event = compressEvent(outcome, { limits: facts.limits, tokensBefore, tokensAfter, cacheablePrefixTokens });
+    // reported once, by the call that changed what the model sees; later calls reuse the same view silently
+    const changed = outcome.masked.count + outcome.redacted.count + outcome.truncated.count > 0;
+    if (event && (outcome.messagesFolded > 0 || outcome.messagesDropped > 0 || changed)) {
+      this.options.onCompress?.(event);
+    }
+    return { decisions, event };
+  }
+}
