@@ -69,7 +69,7 @@ async function firstCall(history: LanguageModelV4Prompt, when: string): Promise<
 }
 
 /** Per-call times with one new message per call after a first call and a warm-up, nothing to fold. */
-async function steadyState(history: LanguageModelV4Prompt, base: number, calls: number): Promise<void> {
+async function steadyState(history: LanguageModelV4Prompt, base: number, calls: number, label = ''): Promise<void> {
   const body = requestBodies(history);
   const parses: number[] = [];
   const figures: string[] = [];
@@ -99,7 +99,7 @@ async function steadyState(history: LanguageModelV4Prompt, base: number, calls: 
   const counter = gptTokenizerCounter();
   const tokens = promptTexts(history.slice(0, base)).reduce((sum, text) => sum + counter.count(text), 0);
   console.log(
-    `   ${format(base - 1)} messages and the system prompt (${format(tokens)} tokens), one new message per call; JSON.parse of the same request: median ${ms(percentile(parses, 0.5))}`,
+    `   ${label}${format(base - 1)} messages and the system prompt (${format(tokens)} tokens), one new message per call; JSON.parse of the same request: median ${ms(percentile(parses, 0.5))}`,
   );
   for (const figure of figures) console.log(figure);
 }
@@ -158,6 +158,11 @@ export async function overhead(sessions: readonly SessionFile[]): Promise<void> 
   await firstCall(history.slice(0, 1_001), 'first in the process (loads the tokenizer, JIT cold)');
   await steadyState(history, 1_001, 100);
   await steadyState(history, 5_001, 50);
+  // per source: each agent's own tool formats, its runs one after another (again from the first when they run out)
+  for (const source of [...new Set(sessions.map((session) => session.source))]) {
+    const own = prompts.filter((_prompt, index) => sessions[index]?.source === source);
+    await steadyState(agentHistory(own, 1_100), 1_001, 50, `${source} only: `);
+  }
   await afterCompression(history.slice(0, 1_001));
   await heap(history, 5_001);
   await firstCall(history.slice(0, 1_001), 'on a warm server (after the runs above)');
