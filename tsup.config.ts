@@ -14,4 +14,6 @@ export default defineConfig({
   // import.meta.url in the CommonJS build: tiktokenCounter() resolves tiktoken from this package's location
   shims: true,
   external: ['ai', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@langchain/core', 'langchain'],
+  // small ESM-only text helpers of the recall index, bundled so the CommonJS build needs no require() of ESM
+  noExternal: ['stemmer', 'stopword'],
 });

@@ -5,16 +5,31 @@ import { contentWords, meter } from '../compare/metrics.js';
 type Unit = { text: string; words: Set<string> };
 
 /**
- * Every message of a prompt as one unit, except the state message, whose every entry is a unit of its own; `verbatim`
- * holds the messages alone (what the oracle starts from).
+ * Every message of a prompt as one unit, except the state message, whose every entry is a unit of its own, and a
+ * recall block, whose every quoted piece is one; `verbatim` holds the caller's messages alone (what the oracle starts
+ * from).
  */
-export function strictUnits(transcript: Transcript): { units: Unit[]; verbatim: Unit[]; stateTokens: number } {
+export function strictUnits(transcript: Transcript): {
+  units: Unit[];
+  verbatim: Unit[];
+  stateTokens: number;
+  recallTokens: number;
+} {
   const units: Unit[] = [];
   const verbatim: Unit[] = [];
   let stateTokens = 0;
+  let recallTokens = 0;
   for (const message of [...transcript.system, ...transcript.messages]) {
     const text = messageText(message);
     const state = /^<session_state>\n([\s\S]*)\n<\/session_state>$/.exec(text);
+    const recall = /^<recalled_messages>\n([\s\S]*)\n<\/recalled_messages>$/.exec(text);
+    if (recall) {
+      recallTokens += meter.measure(message).tokens;
+      for (const entry of JSON.parse(recall[1] as string) as { text: string }[]) {
+        units.push({ text: entry.text, words: contentWords(entry.text) });
+      }
+      continue;
+    }
     if (!state) {
       const unit = { text, words: contentWords(text) };
       units.push(unit);
@@ -28,22 +43,24 @@ export function strictUnits(transcript: Transcript): { units: Unit[]; verbatim: 
         units.push({ text: entry, words: contentWords(entry) });
     }
   }
-  return { units, verbatim, stateTokens };
+  return { units, verbatim, stateTokens, recallTokens };
 }
 
 /**
- * The ceiling: one set of verbatim turns for all the questions (they all find the same stored state), chosen knowing
- * them, within the tokens the project's state takes: questions whose missing turns cost least are served first.
+ * The ceiling, knowing the questions, in the tokens the project spends beyond the kept messages: each question has
+ * its own verbatim turns in the tokens of its recall block (`own`: a recall block is chosen per user message), and
+ * one set of verbatim turns shared by all of them (they all find the same stored state) fills the tokens the
+ * project's state takes, questions whose missing turns cost least first.
  */
 export function oracleCovered(
-  gaps: readonly { turns: readonly number[]; tokens: number }[],
+  gaps: readonly { turns: readonly number[]; tokens: number; own: number }[],
   budget: number,
   tokensOf: (turn: number) => number,
 ): number {
   const chosen = new Set<number>();
   let used = 0;
-  let covered = 0;
-  for (const gap of [...gaps].sort((a, b) => a.tokens - b.tokens)) {
+  let covered = gaps.filter((gap) => gap.tokens <= gap.own).length;
+  for (const gap of [...gaps].filter((gap) => gap.tokens > gap.own).sort((a, b) => a.tokens - b.tokens)) {
     const extra = gap.turns.filter((turn) => !chosen.has(turn));
     const cost = extra.reduce((sum, turn) => sum + tokensOf(turn), 0);
     if (used + cost > budget) continue;

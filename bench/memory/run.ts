@@ -1,7 +1,8 @@
 /**
  * `npm run bench:memory`: what a chat keeps of what its user later asks about. Every fixture conversation is replayed
- * as a chat app calls its model (one call per assistant turn), then each question with an answer in the conversation
- * is asked as the last user message, one call each, all finding the state the replay stored. Counted strictly: a
+ * as a chat app calls its model (one call per assistant turn, and one for a generic question after the last turn),
+ * then each question with an answer in the conversation replaces that question as the last user message, one call
+ * each, all finding the state the replay stored. Counted strictly: a
  * question counts when each of its evidence turns is in the prompt verbatim or has at least 80% of its content words
  * in ONE message or ONE entry of the session state (never the state pooled into one text).
  *
@@ -14,7 +15,7 @@ import { withContextCompression } from '../../adapters/ai-sdk/with-context-compr
 import { CACHE_READ_PRICE, CACHE_WRITE_PRICE } from '../../examples/lib/replay.js';
 import { fixturesDir, type SessionFile } from '../../examples/lib/session-file.js';
 import { tiktokenCounter } from '../../src/counting/tiktoken-counter.js';
-import { loadFixtures, prepare } from '../compare/data.js';
+import { loadFixtures, prepare, QUESTION } from '../compare/data.js';
 import { commonPrefixTokens, measure, retained, sumTokens } from '../compare/metrics.js';
 import { floorCost } from '../compare/replay-system.js';
 import { aiSdkRun } from '../compare/systems.js';
@@ -28,6 +29,8 @@ interface Figures {
   oracle: number;
   byCategory: Map<string, { total: number; retained: number }>;
   stateShare: number[];
+  recallShare: number[];
+  summarizerCalls: number;
   cost: number;
   floor: number;
   callsOverWindow: number;
@@ -49,7 +52,14 @@ async function measureRun(
   const replay = prepare(session, true);
   figures.floor += floorCost(full);
   let previous: ReturnType<typeof measure> = [];
-  for (const history of replay.calls) {
+  const last = replay.questionTime as History;
+  // the replay ends with a call for a new user message (a generic question as long as the longest real one): any
+  // fold that a new message brings happens there, so every real question, replacing it, finds the same stored state
+  // and no question call folds
+  const longest = Math.max(...questionsOf(session).map((qa) => qa.question.length));
+  const generic = QUESTION.repeat(Math.ceil(longest / QUESTION.length));
+  const closing = { ...last, model: [...last.model.slice(0, -1), { role: 'user' as const, content: generic }] };
+  for (const history of [...replay.calls, closing]) {
     const measures = measure(await run.call(history));
     const tokens = sumTokens(measures);
     const cached = commonPrefixTokens(previous, measures);
@@ -57,9 +67,10 @@ async function measureRun(
     figures.cost += cached * CACHE_READ_PRICE + (tokens - cached) * CACHE_WRITE_PRICE;
     if (tokens > window) figures.callsOverWindow++;
   }
-  const last = replay.questionTime as History;
+  // a fold is one summarizer call (the offline summarizer; a model summarizer is called the same way)
+  figures.summarizerCalls += foldCount();
   // per question, the evidence turns the kept messages miss and what they cost verbatim; the state's tokens
-  const gaps: { turns: number[]; tokens: number }[] = [];
+  const gaps: { turns: number[]; tokens: number; own: number }[] = [];
   let stateBudget = 0;
   for (const qa of questionsOf(session)) {
     const folds = foldCount();
@@ -70,9 +81,11 @@ async function measureRun(
     figures.foldsAtQuestionTime += foldCount() - folds;
     const tokens = sumTokens(measure(transcript));
     if (tokens > window) figures.callsOverWindow++;
-    const { units, verbatim, stateTokens } = strictUnits(transcript);
+    const { units, verbatim, stateTokens, recallTokens } = strictUnits(transcript);
+    // the oracle spends what the project spends beyond the kept messages: its state, and this question's recall block
     stateBudget = Math.max(stateBudget, stateTokens);
     figures.stateShare.push(stateTokens / Math.max(1, tokens));
+    figures.recallShare.push(recallTokens / Math.max(1, tokens));
     const evidence = qa.evidenceIdx.map((index) => session.messages[index]?.content ?? '');
     const kept = evidence.every((text) => retained(text, units));
     figures.questions++;
@@ -82,7 +95,11 @@ async function measureRun(
     if (kept) category.retained++;
     figures.byCategory.set(qa.category, category);
     const turns = qa.evidenceIdx.filter((index) => !retained(session.messages[index]?.content ?? '', verbatim));
-    gaps.push({ turns, tokens: turns.reduce((sum, index) => sum + turnTokens(session, index), 0) });
+    gaps.push({
+      turns,
+      tokens: turns.reduce((sum, index) => sum + turnTokens(session, index), 0),
+      own: recallTokens,
+    });
   }
   figures.oracle += oracleCovered(gaps, stateBudget, (turn) => turnTokens(session, turn));
 }
@@ -95,6 +112,8 @@ const empty = (): Figures => ({
   oracle: 0,
   byCategory: new Map(),
   stateShare: [],
+  recallShare: [],
+  summarizerCalls: 0,
   cost: 0,
   floor: 0,
   callsOverWindow: 0,
@@ -109,8 +128,12 @@ if (!dir) {
 const { conversations } = loadFixtures(dir);
 const percent = (part: number, whole: number) => `${((part / Math.max(1, whole)) * 100).toFixed(1)}%`;
 console.log(`bench:memory, node ${process.version}: ${conversations.length} conversations, each question asked last\n`);
+const systems = [
+  { name: 'this project (defaults)', options: {} },
+  { name: 'this project, recall off', options: { recall: false } },
+] as const;
 for (const share of [0.25, 0.5]) {
-  const ours = empty();
+  const ours = systems.map(empty);
   const oldest = empty();
   for (const session of conversations) {
     const replay = prepare(session, true);
@@ -118,40 +141,51 @@ for (const share of [0.25, 0.5]) {
     const full = sumTokens(measure(await aiSdkRun((mock) => mock).call(replay.questionTime as History)));
     const window = Math.round(full * share);
     const reserveOutputTokens = Math.min(4_000, Math.round(window * 0.1));
-    let folds = 0;
-    const project = aiSdkRun((mock) =>
-      withContextCompression(mock, {
-        contextWindow: window,
-        reserveOutputTokens,
-        tokenCounter: counter,
-        onCompress: (event) => {
-          if (event.messagesFolded > 0) folds++;
-        },
-      }),
-    );
-    await measureRun(session, project, { window, full }, ours, () => folds);
+    for (const [at, system] of systems.entries()) {
+      const figures = ours[at] as Figures;
+      let folds = 0;
+      const project = aiSdkRun((mock) =>
+        withContextCompression(mock, {
+          contextWindow: window,
+          reserveOutputTokens,
+          tokenCounter: counter,
+          ...system.options,
+          onCompress: (event) => {
+            if (event.messagesFolded > 0) folds++;
+          },
+        }),
+      );
+      await measureRun(session, project, { window, full }, figures, () => folds);
+    }
     const trimmed = aiSdkRun((mock) =>
       wrapLanguageModel({ model: mock, middleware: fifo(window - reserveOutputTokens) }),
     );
     await measureRun(session, trimmed, { window, full }, oldest, () => 0);
   }
   console.log(`window ${share * 100}% of each conversation`);
-  const categories = [...ours.byCategory.keys()].sort();
+  const categories = [...(ours[0] as Figures).byCategory.keys()].sort();
   const header = [
     'system',
     'evidence retained',
     ...categories,
     'oracle ceiling',
     'state share',
+    'recall share',
     'x floor',
     'over window',
+    'summarizer calls',
     'folds at question time',
   ];
+  const mean = (values: number[]) =>
+    percent(
+      values.reduce((a, b) => a + b, 0),
+      values.length,
+    );
   console.log(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);
-  for (const [name, figures] of [
-    ['this project (defaults)', ours],
-    ['FIFO (newest that fit)', oldest],
-  ] as const) {
+  for (const [name, figures, compressed] of [
+    ...systems.map((system, at) => [system.name, ours[at] as Figures, true] as const),
+    ['FIFO (newest that fit)', oldest, false] as const,
+  ]) {
     const cells = [
       name,
       `${figures.retained}/${figures.questions} = ${percent(figures.retained, figures.questions)}`,
@@ -159,15 +193,12 @@ for (const share of [0.25, 0.5]) {
         const entry = figures.byCategory.get(category) ?? { total: 0, retained: 0 };
         return percent(entry.retained, entry.total);
       }),
-      figures === ours ? percent(figures.oracle, figures.questions) : '-',
-      figures === ours
-        ? percent(
-            figures.stateShare.reduce((a, b) => a + b, 0),
-            figures.stateShare.length,
-          )
-        : '-',
+      compressed ? percent(figures.oracle, figures.questions) : '-',
+      compressed ? mean(figures.stateShare) : '-',
+      compressed ? mean(figures.recallShare) : '-',
       `${(figures.cost / Math.max(1, figures.floor)).toFixed(2)}x`,
       String(figures.callsOverWindow),
+      compressed ? String(figures.summarizerCalls) : '-',
       String(figures.foldsAtQuestionTime),
     ];
     console.log(`| ${cells.join(' | ')} |`);

@@ -77,10 +77,17 @@ export class CallReporter {
       truncated: edits.truncated,
       summarizerMs: decided.summarizerMs,
       reusedState,
+      recalled: decided.recalled,
     };
     const event = compressEvent(outcome, { limits: facts.limits, tokensBefore, tokensAfter, cacheablePrefixTokens });
     // reported once, by the call that changed what the model sees; later calls reuse the same view silently
-    const changed = outcome.masked.count + outcome.redacted.count + outcome.truncated.count > 0;
+    const changed =
+      outcome.masked.count +
+        outcome.redacted.count +
+        outcome.truncated.count +
+        outcome.recalled.chunks +
+        outcome.recalled.blocksDropped >
+      0;
     if (event && (outcome.messagesFolded > 0 || outcome.messagesDropped > 0 || changed)) {
       this.options.onCompress?.(event);
     }

@@ -12,6 +12,7 @@ export interface CallOutcome {
   readonly truncated: { readonly count: number; readonly tokensFreed: number };
   readonly summarizerMs: number;
   readonly reusedState: boolean;
+  readonly recalled: { readonly chunks: number; readonly tokens: number; readonly blocksDropped: number };
 }
 
 /**
@@ -39,6 +40,11 @@ export function compressEvent(
     observationsRedacted: outcome.redacted,
     toolResultsTruncated: outcome.truncated.count,
     summarizerMs: outcome.summarizerMs,
+    recalled: {
+      chunks: outcome.recalled.chunks,
+      tokens: Math.round(outcome.recalled.tokens * limits.ratio),
+      blocksDropped: outcome.recalled.blocksDropped,
+    },
     reusedState: outcome.reusedState,
     cacheablePrefixTokens,
   };

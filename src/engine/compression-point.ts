@@ -21,12 +21,25 @@ export interface CompressionPoint {
   readonly staleThrough: number;
   /** The `through` of the record this call started from: the record it stores never goes below it. */
   readonly minThrough: number;
+  /**
+   * Recall blocks chosen so far, by the index of the user message each one precedes: the ids (`message:chunk`) of the
+   * recalled chunks, possibly none. A block leaves the prompt with its user message.
+   */
+  readonly recalls: ReadonlyMap<number, readonly string[]>;
 }
 
-/** The point a call starts from: the stored record found for its history, or nothing compressed yet. */
-export function startingPoint(facts: CallFacts, stored: StateRecord | undefined): CompressionPoint {
+/**
+ * The point a call starts from: the stored record found for its history, or nothing compressed yet, with the recall
+ * blocks it keeps and the `choices` stored for the latest user messages.
+ */
+export function startingPoint(
+  facts: CallFacts,
+  stored: StateRecord | undefined,
+  choices: ReadonlyMap<number, readonly string[]> = new Map(),
+): CompressionPoint {
+  const covered = stored?.coveredCount ?? 0;
   return {
-    coveredCount: stored?.coveredCount ?? 0,
+    coveredCount: covered,
     state: stored?.state,
     droppedCount: stored?.droppedCount ?? 0,
     // a record found for a longer history may mask results this one does not allow (a retry, a fork)
@@ -34,5 +47,8 @@ export function startingPoint(facts: CallFacts, stored: StateRecord | undefined)
     maskReasons: new Map(Object.entries(stored?.maskReasons ?? {})),
     staleThrough: stored?.maskReasons ? stored.through : 0,
     minThrough: stored?.through ?? 0,
+    recalls: new Map(
+      [...(stored?.recalls ?? []), ...choices].filter(([at]) => at >= covered && facts.messages[at]?.role === 'user'),
+    ),
   };
 }

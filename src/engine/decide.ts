@@ -47,6 +47,8 @@ export interface Decided {
   readonly messagesDropped: number;
   readonly summarizerMs: number;
   readonly failure: SummarizerError | undefined;
+  /** The recall block this call made (chunks quoted, tokens) and the older blocks it took out. */
+  readonly recalled: { readonly chunks: number; readonly tokens: number; readonly blocksDropped: number };
 }
 
 /**
@@ -160,5 +162,15 @@ export async function decide(
       decisions.push(plan.decision);
     }
   }
-  return { point, projection, decisions, masked, messagesFolded, messagesDropped, summarizerMs, failure };
+  return {
+    point,
+    projection,
+    decisions,
+    masked,
+    messagesFolded,
+    messagesDropped,
+    summarizerMs,
+    failure,
+    recalled: { chunks: 0, tokens: 0, blocksDropped: 0 },
+  };
 }

@@ -14,10 +14,12 @@ import {
   DEFAULT_SUMMARIZER_TIMEOUT_MS,
   validateOptions,
 } from '../options/options.js';
+import { RecallStage } from '../recall/recall-stage.js';
+import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../recall/render-recall.js';
 import { sessionStateMessages } from '../session-state/render-session-state.js';
 import type { SessionState } from '../session-state/session-state.js';
 import { StepAnalyses } from '../signals/step-analyses.js';
-import { StateRecords } from '../store/state-records.js';
+import { type StateRecord, StateRecords } from '../store/state-records.js';
 import { memoryStateStore } from '../store/state-store.js';
 import { EDITED_MESSAGE_CACHE_SIZE, type ResultEdit } from '../strategies/observation-masking.js';
 import { extractiveSummarizer } from '../summarizers/extractive-summarizer.js';
@@ -54,6 +56,7 @@ export class CompressionEngine {
   private readonly termMemo = new LRUCache<string, Map<string, number>>({ max: 5_000 });
   private readonly placeholderTokens = new LRUCache<string, number>({ max: EDITED_MESSAGE_CACHE_SIZE });
   private readonly statePairs = new WeakMap<SessionState, readonly Message[]>();
+  private readonly recalls: RecallStage;
   private readonly rebinds = new WeakMap<Message, { edited: Message; sent: Message }>();
   private readonly projectionCache: ProjectionCache = {
     edits: new LRUCache<string, ResultEdit | false>({ max: EDITED_MESSAGE_CACHE_SIZE }),
@@ -78,6 +81,7 @@ export class CompressionEngine {
     );
     this.settings = engineSettings(options);
     this.reporter = new CallReporter(options, this.meter);
+    this.recalls = new RecallStage(this.meter, DEFAULT_RECALL_ACKNOWLEDGEMENT);
     this.stages = {
       settings: this.settings,
       cachePricing: options.cachePricing,
@@ -129,22 +133,32 @@ export class CompressionEngine {
       maxThrough: facts.messages.length,
     });
     const stored = found && found.coveredCount < facts.messages.length ? found : undefined;
-    const start = startingPoint(facts, stored);
+    const start = startingPoint(facts, stored, await this.recallChoices(facts, stored));
     const startProjection = this.project(facts, start);
     const tokensBefore = this.total(startProjection, start);
-    const decided = await decide(this.stages, {
+    const planned = await decide(this.stages, {
       facts,
       start,
       startProjection,
       force: input.force ?? false,
       tokensBefore,
     });
+    const decided = this.recalls.apply(facts, planned, {
+      project: (at) => this.project(facts, at),
+      total: (projection, at) => this.total(projection, at),
+    });
     const { point, projection } = decided;
     this.reporter.failures(facts, decided, this.total(projection, point));
 
     const output = this.assemble(facts, point, projection);
-    if (point !== start) {
-      await this.records.save({ namespace: facts.namespace, anchor: facts.anchor, record: recordFor(facts, point) });
+    const record = recordFor(facts, point);
+    if (point !== start && !sameRecord(record, stored)) {
+      await this.records.save({ namespace: facts.namespace, anchor: facts.anchor, record });
+    }
+    const latest = facts.messages.findLastIndex((message) => message.role === 'user');
+    const choice = point.recalls.get(latest);
+    if (choice && start.recalls.get(latest) !== choice) {
+      await this.records.saveRecall(facts.namespace, latest, facts.prefixHashes, choice);
     }
 
     const estimatedTokens = this.total(projection, point);
@@ -157,6 +171,20 @@ export class CompressionEngine {
       reusedState: stored?.state !== undefined && decided.messagesFolded === 0,
     });
     return { system: facts.system, messages: output.messages, estimatedTokens, decisions, event };
+  }
+
+  /**
+   * The stored recall choices of the latest two user messages (the latest one's, reused by the later calls of its
+   * turn; the one before, which the first call of a new turn keeps or takes out). None when recall is off.
+   */
+  private async recallChoices(facts: CallFacts, stored: StateRecord | undefined) {
+    // nothing left the prompt before a first record exists, so no choice was ever made
+    if (facts.limits.maxRecallTokens <= 0 || !stored) return new Map<number, string[]>();
+    const users: number[] = [];
+    for (let index = facts.messages.length - 1; index >= (stored?.coveredCount ?? 0) && users.length < 2; index--) {
+      if (facts.messages[index]?.role === 'user' && !stored?.recalls?.some(([at]) => at === index)) users.push(index);
+    }
+    return this.records.findRecalls(facts.namespace, users, facts.prefixHashes);
   }
 
   /** Count: the facts of the call, and the check that its latest user message fits at all. */
@@ -214,6 +242,9 @@ export class CompressionEngine {
     const pinned = projection.layout.pinned(point.coveredCount);
     if (pinned >= 0) add(facts.messages[pinned] as Message, facts.input[pinned]);
     for (let index = point.coveredCount; index < facts.messages.length; index++) {
+      const items = point.recalls.get(index);
+      const block = items && this.recalls.block(facts, index, items);
+      if (block) for (const synthetic of block.messages) add(synthetic);
       const message = projection.view.messages[index] as Message;
       const caller = facts.input[index] as Message;
       add(message, message === facts.messages[index] ? caller : this.rebound(message, caller));
@@ -235,6 +266,7 @@ export class CompressionEngine {
       meter: this.meter,
       keepRecent: this.settings.keepRecent,
       cache: this.projectionCache,
+      recallTokens: (at, items) => this.recalls.block(facts, at, items)?.tokens ?? 0,
     });
   }
 
@@ -258,4 +290,9 @@ export class CompressionEngine {
     if (!state) return 0;
     return this.stateMessages(state).reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
   }
+}
+
+/** Whether a record says the same as the stored one it would replace: nothing to save. */
+function sameRecord(record: StateRecord, stored: StateRecord | undefined): boolean {
+  return stored !== undefined && JSON.stringify(record) === JSON.stringify(stored);
 }

@@ -21,6 +21,11 @@ export interface CompressEvent {
   readonly observationsRedacted: { readonly count: number; readonly tokensFreed: number };
   /** Tool results this call newly shortened head-and-tail because each alone was too large (earlier calls' cuts are not counted again). */
   readonly toolResultsTruncated: number;
+  /**
+   * The recall block this call placed before the latest user message (chunks quoted and tokens, 0 when none), and
+   * how many blocks made for earlier user messages it took out of the prompt.
+   */
+  readonly recalled: { readonly chunks: number; readonly tokens: number; readonly blocksDropped: number };
   /** Time the summarizer took, 0 when none ran. */
   readonly summarizerMs: number;
   /** Whether a stored state was reused instead of summarizing again. */

@@ -25,7 +25,18 @@ export interface ProjectionCache {
 export function project(
   facts: CallFacts,
   point: CompressionPoint,
-  { meter, keepRecent, cache }: { meter: MessageMeter; keepRecent: number; cache: ProjectionCache },
+  {
+    meter,
+    keepRecent,
+    cache,
+    recallTokens,
+  }: {
+    meter: MessageMeter;
+    keepRecent: number;
+    cache: ProjectionCache;
+    /** Tokens of the recall block made for the user message at an index. */
+    recallTokens: (at: number, items: readonly string[]) => number;
+  },
 ): Projection {
   const view = buildView({
     messages: facts.messages,
@@ -39,5 +50,9 @@ export function project(
     meter,
     cache,
   });
-  return { view, layout: new FoldLayout(facts.messages, view.tokens, facts.fixedTokens) };
+  const before = new Map<number, number>();
+  for (const [at, items] of point.recalls) {
+    if (at >= point.coveredCount && items.length > 0) before.set(at, recallTokens(at, items));
+  }
+  return { view, layout: new FoldLayout(facts.messages, view.tokens, facts.fixedTokens, before) };
 }

@@ -3,8 +3,8 @@ import type { CallFacts } from './call-facts.js';
 import type { CompressionPoint } from './compression-point.js';
 
 /**
- * The record a call stores: its fold point, state and masks, under the shortest prefix that determines them (the fold
- * point, the last masked result, or the history a staleness decision saw), so a repeated, extended or regenerated
+ * The record a call stores: its fold point, state, masks and recall blocks, under the shortest prefix that determines
+ * them (the fold point, the last masked result, the history a staleness decision saw, the last recalled-for message), so a repeated, extended or regenerated
  * request finds it. Never shallower than the record the call started from: the lookup takes the deepest matching
  * record, so a newer record must not hide behind an older, deeper one.
  */
@@ -18,9 +18,20 @@ export function recordFor(facts: CallFacts, point: CompressionPoint): StateRecor
     if (reason !== undefined) maskReasons[key] = reason;
   }
   const stale = Object.keys(maskReasons).length > 0;
+  // blocks kept for earlier user messages; the latest user message's choice is stored on its own
+  const latest = facts.messages.findLastIndex((message) => message.role === 'user');
+  const recalls = [...point.recalls]
+    .filter(([at, items]) => at >= point.coveredCount && at < latest && items.length > 0)
+    .map(([at, items]): [number, string[]] => [at, [...items]]);
   const through = masked.reduce(
     (deepest, key) => Math.max(deepest, (facts.siteByKey.get(key)?.messageIndex ?? 0) + 1),
-    Math.max(point.coveredCount, stale ? point.staleThrough : 0, point.minThrough),
+    Math.max(
+      point.coveredCount,
+      stale ? point.staleThrough : 0,
+      point.minThrough,
+      // a recall block is determined by its user message and everything before it
+      ...recalls.map(([at]) => at + 1),
+    ),
   );
   return {
     version: STATE_FORMAT_VERSION,
@@ -31,5 +42,6 @@ export function recordFor(facts: CallFacts, point: CompressionPoint): StateRecor
     droppedCount: point.droppedCount,
     masked,
     ...(stale ? { maskReasons } : {}),
+    ...(recalls.length > 0 ? { recalls } : {}),
   };
 }

@@ -4,6 +4,7 @@ import {
   DEFAULT_COMPRESS_TO,
   DEFAULT_HARD_LIMIT,
   DEFAULT_MAX_TOOL_RESULT_SHARE,
+  DEFAULT_RECALL_SHARE,
 } from './options.js';
 
 /** Largest share of the budget the session state may take. */
@@ -22,6 +23,8 @@ export interface BudgetLimits {
   readonly compressTo: number;
   readonly hardLimit: number;
   readonly maxStateTokens: number;
+  /** Most tokens of the recall block made for one user message; 0 when recall is off. */
+  readonly maxRecallTokens: number;
   /** Not calibrated: a content-determined cut keeps the prompt byte-stable whatever the ratio does. */
   readonly maxToolResultTokens: number;
   /** A count of ours as a share of the budget, e.g. "72%", for decision details. */
@@ -38,6 +41,8 @@ export function budgetLimits(budget: number, ratio: number, options: Compression
     compressTo: limit(options.compressTo ?? DEFAULT_COMPRESS_TO),
     hardLimit: limit(options.hardLimit ?? DEFAULT_HARD_LIMIT),
     maxStateTokens: Math.floor(limit(STATE_SHARE_OF_BUDGET)),
+    maxRecallTokens:
+      options.recall === false ? 0 : Math.floor(limit(options.recall?.budgetShare ?? DEFAULT_RECALL_SHARE)),
     maxToolResultTokens: options.maxToolResultTokens ?? Math.floor(budget * DEFAULT_MAX_TOOL_RESULT_SHARE),
     percent: (tokens) => `${Math.round(((tokens * ratio) / budget) * 100)}%`,
   };

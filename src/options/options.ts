@@ -18,6 +18,8 @@ export const DEFAULT_COMPRESS_TO = 0.6;
 export const DEFAULT_HARD_LIMIT = 0.85;
 /** Share of the budget a single tool result may take before it is shortened head-and-tail. */
 export const DEFAULT_MAX_TOOL_RESULT_SHARE = 0.3;
+/** Share of the budget a recall block may take. */
+export const DEFAULT_RECALL_SHARE = 0.1;
 /** Milliseconds a summarizer may take before the engine falls back. */
 export const DEFAULT_SUMMARIZER_TIMEOUT_MS = 30_000;
 /** How long stored states live. */
@@ -81,6 +83,14 @@ export interface CompressionOptions {
    * break it causes. @default { read: 0.1, write: 1.25 } (Anthropic's published multipliers)
    */
   cachePricing?: { read?: number; write?: number };
+  /**
+   * Recall: when a new user message arrives and earlier messages have left the prompt (folded into the state, or
+   * masked tool results), the pieces of them that best match it (BM25 over the history the caller sends) are quoted
+   * verbatim in a `<recalled_messages>` block just before it, within `budgetShare` of the budget. The choice is made
+   * once per user message and stored with the state, so later calls send the same prefix; the block leaves the
+   * prompt with its turn. `false` turns it off. @default { budgetShare: DEFAULT_RECALL_SHARE } (0.1)
+   */
+  recall?: { budgetShare?: number } | false;
   /** Called by each call that changed what the model sees: a fold, a drop, or a newly shortened tool result. */
   onCompress?: (event: CompressEvent) => void;
   /** Called when something failed and the engine fell back; the user's call still goes on. */
@@ -135,6 +145,9 @@ const OptionsSchema = z.object({
   cachePricing: z
     .object({ read: z.number().nonnegative().optional(), write: z.number().positive().optional() })
     .strict()
+    .optional(),
+  recall: z
+    .union([z.literal(false), z.object({ budgetShare: share('recall.budgetShare').optional() }).strict()])
     .optional(),
 });
 

@@ -20,7 +20,14 @@ const StateRecordSchema = z.object({
   masked: z.array(z.string()),
   /** Reasons of masks that were stale rather than old, by key. */
   maskReasons: z.record(z.string(), z.string()).optional(),
+  /**
+   * Recall blocks kept in view for earlier user messages (a tool loop after them): the index of the user message each
+   * precedes and the recalled chunk ids. The latest user message's choice is stored on its own (`RecallChoice`).
+   */
+  recalls: z.array(z.tuple([z.number().int().nonnegative(), z.array(z.string())])).optional(),
 });
+
+const RecallChoiceSchema = z.object({ version: z.literal(STATE_FORMAT_VERSION), items: z.array(z.string()) });
 
 /** What the store keeps for one compression point: the fold, the state and the masked results. */
 export type StateRecord = z.infer<typeof StateRecordSchema>;
@@ -50,6 +57,36 @@ export class StateRecords {
 
   private recordKey(namespace: string, through: number, prefixHash: string): string {
     return `cc:${STATE_FORMAT_VERSION}:${hashString(namespace)}:state:${through}:${prefixHash}`;
+  }
+
+  private recallKey(namespace: string, at: number, prefixHash: number): string {
+    return `cc:${STATE_FORMAT_VERSION}:${hashString(namespace)}:recall:${at}:${prefixHash.toString(36)}`;
+  }
+
+  /**
+   * The recall choices stored for user messages, by index: `prefixHashes` are the call's, so a choice is found only
+   * for the same user message after the same history. Choices live under their own keys, outside the index, so the
+   * many branches of a conversation (every regenerated or edited last message) never push its fold records out.
+   */
+  async findRecalls(
+    namespace: string,
+    userIndexes: readonly number[],
+    prefixHashes: readonly number[],
+  ): Promise<Map<number, string[]>> {
+    const found = new Map<number, string[]>();
+    for (const at of userIndexes) {
+      const key = this.recallKey(namespace, at, prefixHashes[at + 1] as number);
+      const choice = this.parse(RecallChoiceSchema, await this.store.get(key));
+      if (choice) found.set(at, choice.items);
+    }
+    return found;
+  }
+
+  /** Saves the recall choice made for the user message at `at`. */
+  async saveRecall(namespace: string, at: number, prefixHashes: readonly number[], items: readonly string[]) {
+    const options = this.ttlMs ? { ttlMs: this.ttlMs } : undefined;
+    const value = { version: STATE_FORMAT_VERSION, items: [...items] };
+    await this.store.set(this.recallKey(namespace, at, prefixHashes[at + 1] as number), value, options);
   }
 
   private indexKey(namespace: string, anchor: string): string {

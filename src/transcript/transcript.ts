@@ -73,7 +73,7 @@ export interface Message {
   /** True when any part was rewritten, so adapters rebuild the message instead of reusing the original. */
   readonly edited?: boolean;
   /** Marks the synthetic `<session_state>` pair and other engine-made messages. */
-  readonly synthetic?: 'session-state' | 'acknowledgement' | 'awareness';
+  readonly synthetic?: 'session-state' | 'recall' | 'acknowledgement' | 'awareness';
   /** The framework's message id, where it has one (LangChain, UI messages). */
   readonly id?: string;
   readonly original?: unknown;

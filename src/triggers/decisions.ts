@@ -17,6 +17,7 @@ export const TRIGGER_NAMES = [
   'hard-limit',
   'oversized-result',
   'redaction',
+  'recall',
   'forced',
 ] as const;
 

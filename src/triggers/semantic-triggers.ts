@@ -96,7 +96,10 @@ export function scanBoundaries(
   for (let index = scan.count; index < until; index++) {
     const step = steps[index] as StepSignals;
     const previous = steps[index - 1];
-    if (previous && settings.intent) {
+    // intent and completion are read from the assistant's words; they mark agent work only in a turn that acts with
+    // tools. In a chat (people talking, no tool in the turn) a change of topic is not a finished subtask.
+    const acting = step.callIds.length > 0 || (previous !== undefined && sameTurnTools(messages, previous, step));
+    if (previous && settings.intent && acting && previous.callIds.length > 0) {
       const transition = settings.transitions.find(([from, to]) => previous.intent === from && step.intent === to);
       if (transition)
         at(index, 'intent', 0.6, `intent changed from ${transition[0]} to ${transition[1]} at step ${index + 1}`);
@@ -141,7 +144,7 @@ export function scanBoundaries(
         failedTargets.delete(step.test.target);
       }
     } else if (step.test && step.test.outcome !== 'unknown') failedTargets.add(step.test.target);
-    if (settings.subtask && step.completion)
+    if (settings.subtask && step.completion && acting)
       at(index + 1, 'subtask', 0.8, `the assistant declared a task done at step ${index + 1}`);
     if (settings.api) {
       const message = messages[step.messageIndex];
@@ -156,6 +159,15 @@ export function scanBoundaries(
     }
   }
   return { count: Math.max(scan.count, until), editedSinceBoundary, failedTargets, candidates };
+}
+
+/** Whether `previous` called tools and no user message came between it and `step` (one turn of agent work). */
+function sameTurnTools(messages: readonly Message[], previous: StepSignals, step: StepSignals): boolean {
+  if (previous.callIds.length === 0) return false;
+  for (let index = previous.messageIndex + 1; index < step.messageIndex; index++) {
+    if (messages[index]?.role === 'user') return false;
+  }
+  return true;
 }
 
 /**

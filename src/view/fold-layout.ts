@@ -3,7 +3,8 @@ import type { Message } from '../transcript/transcript.js';
 
 /**
  * Token arithmetic of the assembled prompt for any fold point, precomputed once per call:
- * `[fixed: system + tools] [state pair] [pinned user message?] [messages from the fold point on]`.
+ * `[fixed: system + tools] [state pair] [pinned user message?] [messages from the fold point on, each recall block
+ * just before the user message it was made for]`.
  *
  * A fold point is a cut where no tool call is separated from its result. When the kept part starts in the middle
  * of a turn, the last user message before the cut is pinned verbatim after the state pair, so the model always sees
@@ -19,11 +20,13 @@ export class FoldLayout {
     private readonly messages: readonly Message[],
     private readonly tokens: readonly number[],
     readonly fixedTokens: number,
+    /** Tokens sent just before a message besides it (a recall block), by message index; they leave with it. */
+    before: ReadonlyMap<number, number> = new Map(),
   ) {
     this.cuts = cutPoints(messages).filter((cut) => cut < messages.length);
     this.suffix = new Array<number>(messages.length + 1).fill(0);
     for (let index = messages.length - 1; index >= 0; index--) {
-      this.suffix[index] = (this.suffix[index + 1] as number) + (tokens[index] as number);
+      this.suffix[index] = (this.suffix[index + 1] as number) + (tokens[index] as number) + (before.get(index) ?? 0);
     }
     this.lastUserBefore = new Array<number>(messages.length + 1).fill(-1);
     for (let index = 1; index <= messages.length; index++) {

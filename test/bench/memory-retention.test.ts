@@ -49,13 +49,24 @@ describe('the oracle ceiling', () => {
   it('serves the questions whose missing turns cost least, with one shared set of turns in the budget', () => {
     const tokens = (turn: number) => [10, 20, 30, 40][turn] ?? 0;
     const gaps = [
-      { turns: [3], tokens: 40 },
-      { turns: [0, 1], tokens: 30 },
-      { turns: [1], tokens: 20 },
-      { turns: [], tokens: 0 },
+      { turns: [3], tokens: 40, own: 0 },
+      { turns: [0, 1], tokens: 30, own: 0 },
+      { turns: [1], tokens: 20, own: 0 },
+      { turns: [], tokens: 0, own: 0 },
     ];
     // budget 30: nothing missing (free), then [1] (20), then [0, 1] costs only 10 more; [3] no longer fits
     expect(oracleCovered(gaps, 30, tokens)).toBe(3);
     expect(oracleCovered(gaps, 0, tokens)).toBe(1);
+  });
+
+  it('serves a question from its own recall budget when its missing turns fit there', () => {
+    const tokens = (turn: number) => [10, 20, 30, 40][turn] ?? 0;
+    const gaps = [
+      { turns: [3], tokens: 40, own: 30 },
+      { turns: [0, 1], tokens: 30, own: 30 },
+    ];
+    // [0, 1] fits the question's own recall tokens; [3] needs 40 of the shared tokens
+    expect(oracleCovered(gaps, 0, tokens)).toBe(1);
+    expect(oracleCovered(gaps, 40, tokens)).toBe(2);
   });
 });

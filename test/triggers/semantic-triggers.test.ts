@@ -576,3 +576,34 @@ describe('semantic folds in the engine', () => {
     expect(folded.decisions.map((decision) => decision.trigger)).toEqual(['subtask']);
   });
 });
+
+describe('semantic triggers in a chat', () => {
+  const talk = (role: 'user' | 'assistant', body: string): Message => ({ role, parts: [{ type: 'text', text: body }] });
+
+  it('finds no boundary in a conversation without tools, whatever the words say', () => {
+    const messages = [
+      talk('user', 'I finally finished the pottery class project!'),
+      talk('assistant', 'Congrats, the task is complete and done. Let me look into your next plan.'),
+      talk('user', 'Next I want to implement a garden. I will build raised beds.'),
+      talk('assistant', "Done! That's finished. Now let's implement and fix the garden layout."),
+      talk('user', 'Let me investigate which plants to buy first.'),
+      talk('assistant', 'The plan is complete. I implemented the list.'),
+      talk('user', 'Thanks!'),
+      talk('assistant', 'All done.'),
+    ];
+    expect(boundaries(messages)).toEqual([]);
+  });
+
+  it('reads a completion only in a turn that acted with tools', () => {
+    // the text-only step follows a new user message, not a tool step of its own turn
+    const messages = [
+      talk('user', 'Add a changelog entry.'),
+      ...note('n1'),
+      talk('user', 'Thanks. How was your weekend?'),
+      talk('assistant', 'The fix is complete.'),
+      ...note('n2'),
+      ...note('n3'),
+    ];
+    expect(boundaries(messages).filter(([trigger]) => trigger === 'subtask')).toEqual([]);
+  });
+});

@@ -1,0 +1,102 @@
+import type { MessageMeter } from '../counting/message-meter.js';
+import type { CallFacts } from '../engine/call-facts.js';
+import type { CompressionPoint } from '../engine/compression-point.js';
+import { type Message, messageText } from '../transcript/transcript.js';
+import type { RecallChunk } from './recall-chunks.js';
+import type { RecallIndex } from './recall-index.js';
+
+/** Tokens a recalled entry costs beyond its text: its JSON keys, quotes and indentation. */
+const ENTRY_OVERHEAD_TOKENS = 10;
+/** A question mark of any script: Latin, fullwidth (CJK), Arabic. */
+const QUESTION_MARK = /[?？؟]/;
+/** Hits looked at, best first, before the choice stops. */
+const MAX_HITS = 60;
+
+/**
+ * Which earlier material to quote before the latest user message: the chunks of hidden messages (folded into the
+ * state, or masked tool results) that BM25 ranks best against it, best first within `budgetTokens`, then put back in
+ * conversation order. A question takes its best matches; any other message only those that match it better than
+ * anything the model still sees, so a remark about what is in view recalls nothing and a reference to something that
+ * left the prompt recalls it. Never quoted: kept messages, the pinned message, chunks a block in view already
+ * quotes, results the model redacted, chunks that only repeat the message. Undefined when the latest user message is
+ * not in view, already has its choice, or nothing before it is hidden.
+ */
+export function chooseRecall({
+  facts,
+  point,
+  pinned,
+  index,
+  budgetTokens,
+  meter,
+}: {
+  facts: CallFacts;
+  point: CompressionPoint;
+  /** The user message pinned after the state pair, or -1. */
+  pinned: number;
+  index: RecallIndex;
+  budgetTokens: number;
+  meter: MessageMeter;
+}): { at: number; items: string[] } | undefined {
+  const at = facts.messages.findLastIndex((message) => message.role === 'user');
+  if (at < point.coveredCount || point.recalls.has(at)) return undefined;
+  const maskedMessages = new Set<number>();
+  for (const key of point.masked) {
+    const site = facts.siteByKey.get(key);
+    if (site && site.messageIndex < at && !facts.redactions.has(key)) maskedMessages.add(site.messageIndex);
+  }
+  if (point.coveredCount === 0 && maskedMessages.size === 0) return undefined;
+  const shown = new Set<string>();
+  for (const [where, items] of point.recalls) if (where >= point.coveredCount) for (const id of items) shown.add(id);
+  const query = messageText(facts.messages[at] as Message);
+  const queryWords = words(query);
+  const hidden = (chunk: RecallChunk) =>
+    !shown.has(chunk.id) &&
+    ((chunk.message < point.coveredCount && chunk.message !== pinned) || maskedMessages.has(chunk.message));
+  const redacted = new Set<number>();
+  for (const key of facts.redactions.keys()) {
+    const site = facts.siteByKey.get(key);
+    if (site) redacted.add(site.messageIndex);
+  }
+  const hits = index.search({
+    conversation: facts.conversation,
+    messages: facts.messages,
+    prefixHashes: facts.prefixHashes,
+    through: at,
+    query,
+    keep: (chunk) => !redacted.has(chunk.message),
+  });
+  // A question recalls its best matches. Anything else recalls only what matches it better than the best match the
+  // model can already read: a reference to something that left the prompt, not a remark on what is in view.
+  let bar = 0;
+  if (!QUESTION_MARK.test(query)) for (const hit of hits) if (!hidden(hit.chunk)) bar = Math.max(bar, hit.score);
+  const chosen: RecallChunk[] = [];
+  let left = budgetTokens;
+  let looked = 0;
+  for (const { chunk, score } of hits) {
+    if (score <= bar || looked >= MAX_HITS) break;
+    // a chunk that only repeats the message (a resent instruction, an error the user pasted again) adds nothing
+    if (!hidden(chunk) || echoes(chunk.text, queryWords)) continue;
+    looked++;
+    const tokens = meter.countText(chunk.text) + ENTRY_OVERHEAD_TOKENS;
+    if (tokens > left) continue;
+    chosen.push(chunk);
+    left -= tokens;
+  }
+  chosen.sort((a, b) => a.message - b.message || a.id.localeCompare(b.id, 'en', { numeric: true }));
+  return { at, items: chosen.map((chunk) => chunk.id) };
+}
+
+/** Share of a chunk's words found in the message above which the chunk only repeats it. */
+const ECHO_SHARE = 0.8;
+
+function words(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? []);
+}
+
+function echoes(text: string, query: ReadonlySet<string>): boolean {
+  const own = words(text);
+  if (own.size === 0) return true;
+  let shared = 0;
+  for (const word of own) if (query.has(word)) shared++;
+  return shared / own.size >= ECHO_SHARE;
+}

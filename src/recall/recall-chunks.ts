@@ -1,0 +1,102 @@
+import type { Message, Part } from '../transcript/transcript.js';
+import { partText } from '../transcript/transcript.js';
+
+/** Longest chunk of a message that recall quotes on its own, in characters (about 300 tokens of English). */
+export const MAX_RECALL_CHUNK_CHARS = 1_200;
+
+/** One piece of an earlier message that recall can quote: a whole short message, or a run of lines of a long one. */
+export interface RecallChunk {
+  /** `message:chunk`, stable for a message at an index whatever the engine instance. */
+  readonly id: string;
+  readonly message: number;
+  readonly text: string;
+  /** Who said it: `user`, `assistant`, or `tool <name>` for a tool result. */
+  readonly from: string;
+  /** `2/5` when the message has several chunks. */
+  readonly part?: string;
+}
+
+const texts = new WeakMap<Message, { from: string; pieces: readonly string[] }>();
+
+/**
+ * The chunks of a message, cut by characters, never by a token counter, so every engine instance cuts a stored
+ * choice the same way. Short messages are one chunk; long ones are cut at line ends (a single long line at a space).
+ */
+export function chunksOf(message: Message, index: number): RecallChunk[] {
+  let known = texts.get(message);
+  if (!known) {
+    known = { from: speakerOf(message), pieces: cut(recallableText(message.parts)) };
+    texts.set(message, known);
+  }
+  const { from, pieces } = known;
+  return pieces.map((text, chunk) => ({
+    id: `${index}:${chunk}`,
+    message: index,
+    text,
+    from,
+    ...(pieces.length > 1 ? { part: `${chunk + 1}/${pieces.length}` } : {}),
+  }));
+}
+
+/**
+ * The chunks that recall items (`message:chunk` ids) name in a history; ids that name nothing there (a record written
+ * for another history) are skipped.
+ */
+export function recalledChunks(messages: readonly Message[], items: readonly string[]): RecallChunk[] {
+  const chunks: RecallChunk[] = [];
+  for (const id of items) {
+    const [message, chunk] = id.split(':').map(Number) as [number, number];
+    const found = messages[message] ? chunksOf(messages[message], message)[chunk] : undefined;
+    if (found) chunks.push(found);
+  }
+  return chunks;
+}
+
+function speakerOf(message: Message): string {
+  if (message.role !== 'tool') return message.role;
+  const names = new Set<string>();
+  for (const part of message.parts) if (part.type === 'tool-result') names.add(part.name);
+  return names.size > 0 ? `tool ${[...names].join(', ')}` : 'tool';
+}
+
+/** What a message says, without reasoning (never sent back) or file stand-ins. */
+function recallableText(parts: readonly Part[]): string {
+  return parts
+    .filter((part) => part.type !== 'reasoning' && part.type !== 'file')
+    .map(partText)
+    .join('\n')
+    .trim();
+}
+
+function cut(text: string): string[] {
+  if (text === '') return [];
+  if (text.length <= MAX_RECALL_CHUNK_CHARS) return [text];
+  const pieces: string[] = [];
+  let current = '';
+  const flush = () => {
+    if (current.trim() !== '') pieces.push(current.trim());
+    current = '';
+  };
+  for (const line of text.split('\n')) {
+    for (const piece of splitLongLine(line)) {
+      if (current.length + piece.length + 1 > MAX_RECALL_CHUNK_CHARS) flush();
+      current = current === '' ? piece : `${current}\n${piece}`;
+    }
+  }
+  flush();
+  return pieces;
+}
+
+function splitLongLine(line: string): string[] {
+  if (line.length <= MAX_RECALL_CHUNK_CHARS) return [line];
+  const pieces: string[] = [];
+  let rest = line;
+  while (rest.length > MAX_RECALL_CHUNK_CHARS) {
+    const space = rest.lastIndexOf(' ', MAX_RECALL_CHUNK_CHARS);
+    const at = space > MAX_RECALL_CHUNK_CHARS / 2 ? space : MAX_RECALL_CHUNK_CHARS;
+    pieces.push(rest.slice(0, at));
+    rest = rest.slice(at).trimStart();
+  }
+  if (rest !== '') pieces.push(rest);
+  return pieces;
+}

@@ -1,0 +1,113 @@
+import { LRUCache } from 'lru-cache';
+import MiniSearch from 'minisearch';
+import { stemmer } from 'stemmer';
+import { eng } from 'stopword';
+import type { Message } from '../transcript/transcript.js';
+import { chunksOf, type RecallChunk } from './recall-chunks.js';
+
+/** A chunk found for a query, with its BM25 score. */
+export interface RecallHit {
+  readonly chunk: RecallChunk;
+  readonly score: number;
+}
+
+interface Indexed {
+  readonly search: MiniSearch<RecallChunk>;
+  readonly chunks: Map<string, RecallChunk>;
+  /** Chunk ids per indexed message, in order. */
+  readonly ids: string[][];
+  /** `hashes[k]`: the prefix hash of the first k indexed messages. */
+  readonly hashes: number[];
+}
+
+/** Longest query text used, in characters: a pasted document must not turn every term into a query term. */
+const MAX_QUERY_CHARS = 4_000;
+
+const STOPWORDS = new Set(eng);
+
+/**
+ * Terms of a text as the index and the queries see them: lowercased, English stop words and one-character words left
+ * out, Porter-stemmed ("painted" and "paints" are one term). On the fixture conversations this puts every evidence
+ * turn of 57% of the questions in the top ten, against 49% for plain words.
+ */
+function processTerm(term: string): string | null {
+  const lower = term.toLowerCase();
+  return lower.length < 2 || STOPWORDS.has(lower) ? null : stemmer(lower);
+}
+
+/**
+ * BM25 (MiniSearch's BM25+) over the chunks of a conversation's messages, kept per conversation and extended as the
+ * conversation grows: a call indexes only the messages that are new since the last one. A history that forked from
+ * the indexed one (an edited or regenerated message) is indexed again.
+ */
+export class RecallIndex {
+  private readonly conversations = new LRUCache<string, Indexed>({ max: 100 });
+
+  /**
+   * The chunks of messages before `through` that match `query` and pass `keep`, best first. `prefixHashes[k]` is the
+   * hash of the first k messages (the call's facts).
+   */
+  search({
+    conversation,
+    messages,
+    prefixHashes,
+    through,
+    query,
+    keep,
+  }: {
+    conversation: string;
+    messages: readonly Message[];
+    prefixHashes: readonly number[];
+    through: number;
+    query: string;
+    keep: (chunk: RecallChunk) => boolean;
+  }): RecallHit[] {
+    const indexed = this.indexed(conversation, messages, prefixHashes, through);
+    const hits = indexed.search.search(query.slice(0, MAX_QUERY_CHARS), {
+      filter: (result) => keep(indexed.chunks.get(result.id) as RecallChunk),
+    });
+    return hits.map((hit) => ({ chunk: indexed.chunks.get(hit.id) as RecallChunk, score: hit.score }));
+  }
+
+  private indexed(
+    conversation: string,
+    messages: readonly Message[],
+    prefixHashes: readonly number[],
+    through: number,
+  ): Indexed {
+    let indexed = this.conversations.get(conversation);
+    const shared = indexed ? Math.min(indexed.ids.length, through) : 0;
+    // a history that forked, or an index holding more discarded documents than live ones, is built again
+    if (
+      !indexed ||
+      indexed.hashes[shared] !== prefixHashes[shared] ||
+      indexed.search.dirtCount > Math.max(100, indexed.search.documentCount)
+    ) {
+      indexed = {
+        search: new MiniSearch<RecallChunk>({ fields: ['text'], processTerm, autoVacuum: false }),
+        chunks: new Map(),
+        ids: [],
+        hashes: [prefixHashes[0] as number],
+      };
+      this.conversations.set(conversation, indexed);
+    }
+    // the index holds exactly the messages before `through`, so the scores never depend on what other calls saw
+    while (indexed.ids.length > through) {
+      for (const id of indexed.ids.pop() as string[]) {
+        indexed.search.discard(id);
+        indexed.chunks.delete(id);
+      }
+      indexed.hashes.pop();
+    }
+    const added: RecallChunk[] = [];
+    for (let index = indexed.ids.length; index < through; index++) {
+      const chunks = chunksOf(messages[index] as Message, index);
+      for (const chunk of chunks) indexed.chunks.set(chunk.id, chunk);
+      indexed.ids.push(chunks.map((chunk) => chunk.id));
+      indexed.hashes.push(prefixHashes[index + 1] as number);
+      added.push(...chunks);
+    }
+    if (added.length > 0) indexed.search.addAll(added);
+    return indexed;
+  }
+}

@@ -1,0 +1,110 @@
+import type { MessageMeter } from '../counting/message-meter.js';
+import type { CallFacts } from '../engine/call-facts.js';
+import type { CompressionPoint } from '../engine/compression-point.js';
+import type { Decided } from '../engine/decide.js';
+import type { Projection } from '../engine/projection.js';
+import type { CompressionDecision } from '../triggers/decisions.js';
+import { chooseRecall } from './choose-recall.js';
+import { type RecallBlock, RecallBlocks } from './recall-blocks.js';
+import { RecallIndex } from './recall-index.js';
+
+/** Tokens of a recall block beyond its entries: the tags and the acknowledgement. */
+const RECALL_PAIR_TOKENS = 24;
+
+/**
+ * The recall stage, after the decide stage: older blocks that no longer pay for their place leave, and the first call
+ * that sees a user message after earlier material left the prompt chooses what of it to quote before that message,
+ * within the recall budget and under the hard limit. Later calls of the turn reuse the stored choice.
+ */
+export class RecallStage {
+  private readonly index = new RecallIndex();
+  private readonly blocks: RecallBlocks;
+
+  constructor(meter: MessageMeter, acknowledgement: string) {
+    this.blocks = new RecallBlocks(meter, acknowledgement);
+    this.meter = meter;
+  }
+
+  private readonly meter: MessageMeter;
+
+  /** The block made for the user message at `at`, undefined when it quotes nothing. */
+  block(facts: CallFacts, at: number, items: readonly string[]): RecallBlock | undefined {
+    return this.blocks.block(facts.messages, facts.prefixHashes[at] as number, at, items);
+  }
+
+  apply(
+    facts: CallFacts,
+    decided: Decided,
+    {
+      project,
+      total,
+    }: {
+      project: (point: CompressionPoint) => Projection;
+      total: (projection: Projection, point: CompressionPoint) => number;
+    },
+  ): Decided {
+    const { limits } = facts;
+    if (limits.maxRecallTokens <= 0) return decided;
+    let { point, projection } = decided;
+    const decisions: CompressionDecision[] = [];
+    const latest = facts.messages.findLastIndex((message) => message.role === 'user');
+
+    // A block made for an earlier user message stays while the messages after it outweigh it (dropping it would
+    // rewrite them all in the cache: a tool loop); it leaves when they are fewer tokens than it (a chat turn).
+    const kept = new Map<number, readonly string[]>();
+    let blocksDropped = 0;
+    for (const [at, items] of point.recalls) {
+      if (at < point.coveredCount) continue;
+      const block = this.block(facts, at, items);
+      if (at >= latest) kept.set(at, items);
+      if (at >= latest || !block) continue;
+      const after = projection.view.tokens.slice(at, latest).reduce((sum, tokens) => sum + tokens, 0);
+      if (after > block.tokens) {
+        kept.set(at, items);
+        continue;
+      }
+      blocksDropped++;
+      decisions.push({
+        trigger: 'recall',
+        scope: { kind: 'messages', from: at, to: at + 1 },
+        confidence: 1,
+        details: `the recall block made for an earlier user message left the prompt (${block.tokens} tokens, more than the ${after} tokens after it)`,
+      });
+    }
+    if (kept.size !== point.recalls.size) point = { ...point, recalls: kept };
+    if (blocksDropped > 0) projection = project(point);
+
+    const room = Math.min(limits.maxRecallTokens, limits.hardLimit - total(projection, point)) - RECALL_PAIR_TOKENS;
+    const choice = chooseRecall({
+      facts,
+      point,
+      pinned: projection.layout.pinned(point.coveredCount),
+      index: this.index,
+      budgetTokens: Math.max(0, room),
+      meter: this.meter,
+    });
+    let recalled = { chunks: 0, tokens: 0 };
+    if (choice) {
+      point = { ...point, recalls: new Map([...point.recalls, [choice.at, choice.items]]) };
+      const block = this.block(facts, choice.at, choice.items);
+      if (block) {
+        projection = project(point);
+        recalled = { chunks: block.chunks, tokens: block.tokens };
+        decisions.push({
+          trigger: 'recall',
+          scope: { kind: 'messages', from: choice.at, to: choice.at + 1 },
+          confidence: 1,
+          details: `quoted ${block.chunks} piece${block.chunks === 1 ? '' : 's'} of earlier messages that left the prompt, matching the latest user message better than anything in view (${block.tokens} tokens)`,
+        });
+      }
+    }
+    if (point === decided.point) return decided;
+    return {
+      ...decided,
+      point,
+      projection,
+      decisions: [...decided.decisions, ...decisions],
+      recalled: { ...recalled, blocksDropped },
+    };
+  }
+}

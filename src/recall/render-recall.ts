@@ -1,0 +1,36 @@
+import type { Message } from '../transcript/transcript.js';
+import type { RecallChunk } from './recall-chunks.js';
+
+/** Opening tag of the block of recalled messages. */
+export const RECALL_TAG = 'recalled_messages';
+
+/** The assistant's reply after the block of recalled messages, keeping roles alternating. */
+export const DEFAULT_RECALL_ACKNOWLEDGEMENT = 'Noted.';
+
+/**
+ * Renders recalled chunks, in conversation order, as the text of a synthetic user message: a JSON list between tags,
+ * with `<`, `>` and `&` written as unicode escapes, so a quoted message can neither close the block nor open a forged
+ * one.
+ */
+export function renderRecall(chunks: readonly RecallChunk[]): string {
+  const entries = chunks.map((chunk) => ({
+    from: chunk.from,
+    ...(chunk.part ? { part: chunk.part } : {}),
+    text: chunk.text,
+  }));
+  const json = JSON.stringify(entries, null, 1)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+  return `<${RECALL_TAG}>\n${json}\n</${RECALL_TAG}>`;
+}
+
+/** The synthetic pair placed just before the user message it was recalled for. */
+export function recallMessages(chunks: readonly RecallChunk[], acknowledgement: string): Message[] {
+  return [
+    { role: 'user', parts: [{ type: 'text', text: renderRecall(chunks) }], synthetic: 'recall' },
+    { role: 'assistant', parts: [{ type: 'text', text: acknowledgement }], synthetic: 'acknowledgement' },
+  ];
+}

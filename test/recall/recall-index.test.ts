@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { hash53, hashChain } from '../../src/counting/hash.js';
+import { RecallIndex } from '../../src/recall/recall-index.js';
+import { type Message, messageText } from '../../src/transcript/transcript.js';
+
+const text = (role: Message['role'], body: string): Message => ({ role, parts: [{ type: 'text', text: body }] });
+const hashesOf = (messages: readonly Message[]) => {
+  const hashes = [hash53('')];
+  for (const message of messages) hashes.push(hashChain(hashes.at(-1) as number, hash53(messageText(message))));
+  return hashes;
+};
+const search = (index: RecallIndex, messages: Message[], query: string, through = messages.length) =>
+  index
+    .search({
+      conversation: 'c',
+      messages,
+      prefixHashes: hashesOf(messages),
+      through,
+      query,
+      keep: () => true,
+    })
+    .map((hit) => hit.chunk.text);
+
+const history = [
+  text('user', 'My sister lives in Lisbon and teaches violin.'),
+  text('assistant', 'Lisbon is lovely in spring.'),
+  text('user', 'I painted a sunset over the harbour last week.'),
+  text('assistant', 'What colours did you use?'),
+  text('user', 'Mostly orange and a deep blue.'),
+];
+
+describe('the recall index', () => {
+  it('ranks the message that shares the rare terms first; stop words and word forms do not matter', () => {
+    const index = new RecallIndex();
+    expect(search(index, history, 'What did I paint?')[0]).toBe('I painted a sunset over the harbour last week.');
+    expect(search(index, history, 'Where does my sister live?')[0]).toBe(
+      'My sister lives in Lisbon and teaches violin.',
+    );
+    // only stop words: nothing to match
+    expect(search(index, history, 'what is it that they were')).toEqual([]);
+  });
+
+  it('holds exactly the messages before `through`, extending and shrinking as calls go', () => {
+    const index = new RecallIndex();
+    expect(search(index, history, 'orange blue', 3)).toEqual([]);
+    expect(search(index, history, 'orange blue')).toEqual(['Mostly orange and a deep blue.']);
+    expect(search(index, history, 'orange blue', 3)).toEqual([]);
+  });
+
+  it('indexes a forked history again', () => {
+    const index = new RecallIndex();
+    expect(search(index, history, 'violin')).toHaveLength(1);
+    const forked = [text('user', 'My brother plays the cello.'), ...history.slice(1)];
+    expect(search(index, forked, 'violin')).toEqual([]);
+    expect(search(index, forked, 'cello')).toEqual(['My brother plays the cello.']);
+  });
+});

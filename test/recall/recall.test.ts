@@ -1,0 +1,174 @@
+import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { HumanMessage } from '@langchain/core/messages';
+import { generateText, type ModelMessage } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { withContextCompression } from '../../adapters/ai-sdk/index.js';
+import { compressMessages } from '../../adapters/langchain/index.js';
+import { approximateCounter } from '../../src/counting/token-counter.js';
+import { CompressionEngine } from '../../src/engine/engine.js';
+import { InvalidOptionError } from '../../src/errors.js';
+import { memoryStateStore } from '../../src/store/state-store.js';
+import { type Message, messageText } from '../../src/transcript/transcript.js';
+import { BUDGET, chat, meter, SYSTEM, setup, text } from '../helpers/fixtures.js';
+import { echoModel } from '../helpers/mock-model.js';
+
+const FACT = 'My dog Biscuit is a beagle who swims in Lake Tahoe every summer.';
+
+/** An early fact, a long chat that folds it away, then a user message. */
+const history = (last: string): Message[] => [
+  text('user', FACT),
+  text('assistant', 'A swimming beagle, how fun!'),
+  ...chat(60),
+  text('user', last),
+];
+
+const recallBlocks = (messages: readonly Message[]) => messages.filter((message) => message.synthetic === 'recall');
+
+describe('recall of what left the prompt', () => {
+  it('quotes a folded message a question asks about, verbatim, just before the question', async () => {
+    const { run, events } = setup();
+    const out = await run(history('Which lake does Biscuit swim in?'));
+    expect(out.messages.some((message) => messageText(message) === FACT)).toBe(false); // folded
+    const [block] = recallBlocks(out.messages);
+    expect(block).toBeDefined();
+    expect(messageText(block as Message)).toContain(JSON.stringify(FACT).slice(1, -1));
+    // [recall block] [acknowledgement] [the question], roles alternating
+    expect(out.messages.at(-3)).toBe(block);
+    expect(out.messages.at(-2)).toMatchObject({ role: 'assistant', synthetic: 'acknowledgement' });
+    expect(messageText(out.messages.at(-1) as Message)).toBe('Which lake does Biscuit swim in?');
+    const event = events.at(-1);
+    expect(event?.recalled.chunks).toBeGreaterThan(0);
+    expect(event?.recalled.tokens).toBe(
+      meter.measure(block as Message).tokens + meter.measure(out.messages.at(-2) as Message).tokens,
+    );
+    expect(event?.decisions.some((decision) => decision.trigger === 'recall')).toBe(true);
+  });
+
+  it('stays within its budget share', async () => {
+    const facts = Array.from({ length: 40 }, (_, i) => [
+      text('user', `Biscuit the beagle fact ${i}: he ate ${i} biscuits at the Tahoe cabin.`),
+      text('assistant', 'Noted.'),
+    ]).flat();
+    const { run, events } = setup({ recall: { budgetShare: 0.05 } });
+    const out = await run([...facts, ...chat(60), text('user', 'What did Biscuit eat at the Tahoe cabin?')]);
+    const [block] = recallBlocks(out.messages);
+    expect(block).toBeDefined();
+    expect(events.at(-1)?.recalled.chunks).toBeGreaterThan(1);
+    // the entries fit 5% of the budget; the tags and the acknowledgement come on top
+    expect(meter.measure(block as Message).tokens).toBeLessThanOrEqual(0.05 * BUDGET);
+  });
+
+  it('sends the same prompt on a retry and keeps the block through the steps of its turn', async () => {
+    const { run, events } = setup();
+    const messages = history('Which lake does Biscuit swim in?');
+    const first = await run(messages);
+    const count = events.length;
+    const retry = await run(messages);
+    expect(JSON.stringify(retry.messages)).toBe(JSON.stringify(first.messages));
+    expect(events).toHaveLength(count);
+    const step = await run([
+      ...messages,
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool-call', id: 'w1', name: 'weather', args: { place: 'Lake Tahoe' } }],
+      },
+      { role: 'tool', parts: [{ type: 'tool-result', callId: 'w1', name: 'weather', output: 'sunny, 24 C' }] },
+    ]);
+    expect(JSON.stringify(step.messages.slice(0, first.messages.length))).toBe(JSON.stringify(first.messages));
+  });
+
+  it('takes a chat turn block out when the next user message comes, and says so', async () => {
+    const { run, events } = setup();
+    const messages = history('Which lake does Biscuit swim in?');
+    await run(messages);
+    const next = await run([...messages, text('assistant', 'Lake Tahoe.'), text('user', 'Message 99: word word word')]);
+    expect(recallBlocks(next.messages)).toEqual([]);
+    const details = events.at(-1)?.decisions.map((decision) => decision.details) ?? [];
+    expect(details.some((detail) => detail.includes('left the prompt'))).toBe(true);
+    expect(events.at(-1)?.recalled.blocksDropped).toBe(1);
+  });
+
+  it('recalls nothing for a remark about what is in view, and nothing when nothing left the prompt', async () => {
+    const { run } = setup();
+    expect(recallBlocks((await run(history('Message 58: word word word word'))).messages)).toEqual([]);
+    const short = await run([text('user', FACT), text('assistant', 'Fun!'), text('user', 'Where does Biscuit swim?')]);
+    expect(recallBlocks(short.messages)).toEqual([]);
+  });
+
+  it('recalls for a remark that names something that left the prompt', async () => {
+    const { run } = setup();
+    const out = await run(history('Biscuit jumped into Lake Tahoe again today.'));
+    expect(recallBlocks(out.messages)).toHaveLength(1);
+  });
+
+  it('is off with `recall: false`', async () => {
+    const { run } = setup({ recall: false });
+    expect(recallBlocks((await run(history('Which lake does Biscuit swim in?'))).messages)).toEqual([]);
+  });
+
+  it('is the same block for another engine instance sharing the store', async () => {
+    const store = memoryStateStore();
+    const first = setup({ store });
+    const messages = history('Which lake does Biscuit swim in?');
+    const out = await first.run(messages);
+    const second = setup({ store });
+    const again = await second.run(messages);
+    expect(second.summarize).not.toHaveBeenCalled();
+    expect(JSON.stringify(again.messages)).toBe(JSON.stringify(out.messages));
+  });
+
+  it('rejects a budget share outside (0, 1) and unknown keys', () => {
+    for (const recall of [{ budgetShare: 0 }, { budgetShare: 1.5 }, { budgetShare: Number.NaN }, { share: 0.1 }]) {
+      expect(() => new CompressionEngine({ contextWindow: 4_000, recall: recall as never })).toThrow(
+        InvalidOptionError,
+      );
+    }
+  });
+});
+
+describe('recall through the adapters', () => {
+  const modelMessages = (messages: readonly Message[]): ModelMessage[] =>
+    messages.map((message) =>
+      message.role === 'user'
+        ? { role: 'user', content: messageText(message) }
+        : { role: 'assistant', content: messageText(message) },
+    );
+
+  it('AI SDK: the block is a user message followed by an assistant acknowledgement', async () => {
+    const mock = echoModel();
+    const model = withContextCompression(mock, {
+      contextWindow: 4_000,
+      reserveOutputTokens: 500,
+      tokenCounter: approximateCounter(),
+    });
+    await generateText({
+      model,
+      system: messageText(SYSTEM[0] as Message),
+      messages: modelMessages(history('Which lake does Biscuit swim in?')),
+    });
+    const prompt = mock.doGenerateCalls.at(-1)?.prompt as LanguageModelV4Prompt;
+    const roles = prompt.map((message) => message.role);
+    expect(roles.slice(-3)).toEqual(['user', 'assistant', 'user']);
+    const block = prompt.at(-3);
+    expect(block?.role === 'user' && block.content[0]?.type === 'text' && block.content[0].text).toContain(
+      '<recalled_messages>',
+    );
+  });
+
+  it('LangChain: compressMessages returns the block as a HumanMessage before the question', async () => {
+    const messages = history('Which lake does Biscuit swim in?').map((message) =>
+      message.role === 'user'
+        ? new HumanMessage(messageText(message))
+        : { role: 'assistant', content: messageText(message) },
+    );
+    const out = await compressMessages({
+      model: 'test-model',
+      contextWindow: 4_000,
+      reserveOutputTokens: 500,
+      tokenCounter: approximateCounter(),
+    }).invoke(messages as never);
+    const block = out.at(-3);
+    expect(HumanMessage.isInstance(block)).toBe(true);
+    expect(String(block?.content)).toContain('Lake Tahoe every summer');
+  });
+});
