@@ -65,10 +65,18 @@ export function chooseRecall({
     query,
     keep: (chunk) => !redacted.has(chunk.message),
   });
-  // A question recalls its best matches. Anything else recalls only what matches it better than the best match the
-  // model can already read: a reference to something that left the prompt, not a remark on what is in view.
+  // Nothing before the message in view: the fold that just condensed it would be undone by quoting it back.
+  let visible = false;
+  for (let index = point.coveredCount; index < at && !visible; index++) visible = !maskedMessages.has(index);
+  if (!visible) return { at, items: [] };
+  // In a conversation between people a question recalls its best matches. Anything else, and any message where the
+  // assistant acts with tools (its view is dense with the work at hand, and a block stays for the whole tool loop),
+  // recalls only what matches it better than the best match the model can already read: a reference to something
+  // that left the prompt, not a remark on what is in view.
   let bar = 0;
-  if (!QUESTION_MARK.test(query)) for (const hit of hits) if (!hidden(hit.chunk)) bar = Math.max(bar, hit.score);
+  if (facts.sites.length > 0 || !QUESTION_MARK.test(query)) {
+    for (const hit of hits) if (!hidden(hit.chunk)) bar = Math.max(bar, hit.score);
+  }
   const chosen: RecallChunk[] = [];
   let left = budgetTokens;
   let looked = 0;

@@ -63,6 +63,8 @@ export class RecallStage {
         kept.set(at, items);
         continue;
       }
+      // the same decision on every call of this turn; told once, by the call that the new user message ends
+      if (latest !== facts.messages.length - 1) continue;
       blocksDropped++;
       decisions.push({
         trigger: 'recall',

@@ -43,8 +43,10 @@ interface Candidate {
 
 /**
  * The offline default summarizer: no model, fully deterministic. It keeps fact-bearing sentences verbatim (numbers,
- * dates, names, identifiers, paths, URLs, constraints, decisions, errors), a few lines per tool result, a small
- * style heuristic as pathos and the terms the user defines as abstract, then merges with the previous state.
+ * dates, names, identifiers, paths, URLs, constraints, decisions, errors, and plain sentences with particulars no
+ * other folded message uses), from both speakers, a short message's kept sentences together as one entry, never
+ * greetings, thanks or agreement alone; a few lines per tool result, a small style heuristic as pathos and the terms
+ * the user defines as abstract, then merges with the previous state.
  */
 export function extractiveSummarizer(options: ExtractiveSummarizerOptions = {}): Summarizer {
   const resolved = { ...DEFAULT_EXTRACTIVE_SUMMARIZER_OPTIONS, ...options };
@@ -76,6 +78,7 @@ function extractSessionState(
   const speakers = repeatedSpeakerLabels(messages);
   // Participants addressing each other by name ("Thanks, Mel!") is not a fact, so their names carry no signal.
   const speakerNames = new Set([...speakers].flatMap((key) => key.slice(key.indexOf(':') + 1).split(' ')));
+  const rare = rareWords(messages);
   const counts: Record<Role, number> = { system: 0, user: 0, assistant: 0, tool: 0 };
   const userTexts: string[] = [];
   let firstUserText = '';
@@ -91,10 +94,18 @@ function extractSessionState(
         const text = speaker ? part.text.slice(part.text.indexOf(':') + 1) : part.text;
         const prefix = speaker ? `${speaker} (${message.role})` : message.role;
         const weight = part.type === 'reasoning' ? SOURCE_WEIGHT.reasoning : SOURCE_WEIGHT.text;
+        const kept: { text: string; score: number }[] = [];
         for (const [sentence, inCode] of sentences(text)) {
-          const kept = cut(sentence);
-          add(`${prefix}: ${kept}`, worthKeeping(kept, speakerNames) * (inCode ? SOURCE_WEIGHT.code : weight));
+          const short = cut(sentence);
+          const score = specificScore(short, speakerNames, rare) * (inCode ? SOURCE_WEIGHT.code : weight);
+          if (score > 0) kept.push({ text: short, score });
         }
+        // a short message keeps its fact-bearing sentences together, as one entry: a later question about it
+        // finds the whole statement in one place
+        const joined = kept.map((sentence) => sentence.text).join(' ');
+        if (part.type === 'text' && kept.length > 1 && joined.length <= 2 * options.maxSentenceChars) {
+          add(`${prefix}: ${joined}`, Math.max(...kept.map((sentence) => sentence.score)));
+        } else for (const sentence of kept) add(`${prefix}: ${sentence.text}`, sentence.score);
         if (part.type === 'text' && message.role === 'user' && part.text.trim() !== '') {
           userTexts.push(text);
           firstUserText ||= part.text.trim();
@@ -127,6 +138,37 @@ function extractSessionState(
     abstract: definedTerms(userTexts, cut),
     conversationSummary: summaryOf(counts, firstUserText, lastAssistantText || lastUserText, previous),
   };
+}
+
+/** How greetings, thanks, agreement and praise open: such a sentence is kept only for a fact signal of its own. */
+const SMALL_TALK =
+  /^\W*(?:hey|hi|hello|thanks|thank you|thx|wow|whoa|haha|lol|agreed|yeah|yes|yep|totally|absolutely|awesome|cool|great|nice|congrats|congratulations|sounds|that['’]?s (?:so |really |super )?(?:great|awesome|cool|amazing|nice|good|wonderful|fantastic|lovely)|good (?:luck|job|to hear)|glad|love (?:that|it|this)|oh)\b/i;
+
+/** Lowercased words of five letters or more that only one message of the batch uses: its particulars. */
+function rareWords(messages: readonly Message[]): Set<string> {
+  const seen = new Map<string, number>();
+  for (const message of messages) {
+    if (message.synthetic || (message.role !== 'user' && message.role !== 'assistant')) continue;
+    const words = new Set<string>();
+    for (const part of message.parts) {
+      if (part.type === 'text') for (const word of part.text.toLowerCase().match(/\p{L}{5,}/gu) ?? []) words.add(word);
+    }
+    for (const word of words) seen.set(word, (seen.get(word) ?? 0) + 1);
+  }
+  return new Set([...seen].filter(([, count]) => count === 1).map(([word]) => word));
+}
+
+/**
+ * The score of a sentence: its fact signals (see `worthKeeping`), or, for a sentence of five words or more that
+ * carries none, 1 when two of its words appear in no other folded message (what a person tells of their own life is
+ * often plain words: "we went camping in the mountains with the kids"). Greetings, thanks and agreement score 0.
+ */
+function specificScore(sentence: string, speakerNames: ReadonlySet<string>, rare: ReadonlySet<string>): number {
+  const score = worthKeeping(sentence, speakerNames);
+  if (score > 0 || sentence.split(/\s+/).length < 5 || SMALL_TALK.test(sentence)) return score;
+  let particulars = 0;
+  for (const word of sentence.toLowerCase().match(/\p{L}{5,}/gu) ?? []) if (rare.has(word)) particulars++;
+  return particulars >= 2 ? 1 : 0;
 }
 
 /** Speaker labels (`Name: ...`) that open at least two messages of one role, so they name people, not headings. */

@@ -6,6 +6,7 @@ describe('entryPriority', () => {
     ['user: the deploy key rotates on Fridays', 5],
     ['user: never touch src/auth/session.ts', 6],
     ['Caroline (user): I moved to Berlin in May 2023', 5],
+    ['Melanie (assistant): We camped at Yosemite in June', 5],
     ['Use half-even rounding everywhere', 4],
     ['assistant: I will read invoice.ts next', 2],
     ['assistant: tests must pass before the edit', 3],
@@ -27,6 +28,16 @@ describe('keepMostImportant', () => {
       'tool x: new line',
       'user: a fact',
     ]);
+  });
+
+  it('among equals drops the least specific first, then the oldest', () => {
+    const entries = [
+      'Mel (user): I ran a charity race for mental health in Boston',
+      'Mel (user): yes that sounds great',
+      'Caroline (assistant): I adopted a greyhound named Oscar',
+      'Caroline (assistant): that sounds great',
+    ];
+    expect(keepMostImportant(entries, 2)).toEqual([entries[0], entries[2]]);
   });
 
   it('returns a copy when nothing needs to go', () => {
