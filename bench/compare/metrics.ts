@@ -47,14 +47,32 @@ export function contentWords(text: string): Set<string> {
   return words;
 }
 
-/** Texts a piece of evidence can survive in: every message, and every entry of a `<session_state>` block. */
+/**
+ * Texts a piece of evidence can survive in: every message, except this project's `<session_state>` and
+ * `<recalled_messages>` blocks, whose every entry is a unit of its own (never the block pooled into one text). A
+ * peer's summary message is one unit, as it comes.
+ */
 export function evidenceUnits(transcript: Transcript): { text: string; words: Set<string> }[] {
   const units: { text: string; words: Set<string> }[] = [];
   for (const message of [...transcript.system, ...transcript.messages]) {
     const text = messageText(message);
-    units.push({ text, words: contentWords(text) });
+    for (const entry of blockEntries(text)?.entries ?? [text]) units.push({ text: entry, words: contentWords(entry) });
   }
   return units;
+}
+
+/** The entries of this project's `<session_state>` or `<recalled_messages>` block; undefined for any other text. */
+export function blockEntries(text: string): { kind: 'state' | 'recall'; entries: string[] } | undefined {
+  const state = /^<session_state>\n([\s\S]*)\n<\/session_state>$/.exec(text);
+  if (state) {
+    const fields = Object.values(JSON.parse(state[1] as string) as Record<string, string[] | string>);
+    return { kind: 'state', entries: fields.flatMap((value) => (Array.isArray(value) ? value : [value])) };
+  }
+  const recall = /^<recalled_messages>\n([\s\S]*)\n<\/recalled_messages>$/.exec(text);
+  if (recall) {
+    return { kind: 'recall', entries: (JSON.parse(recall[1] as string) as { text: string }[]).map((e) => e.text) };
+  }
+  return undefined;
 }
 
 /** True when the evidence is in the prompt verbatim, or with >= 80% of its content words in one message or entry. */

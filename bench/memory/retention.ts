@@ -1,6 +1,6 @@
 /** Strict evidence retention: each message, and each entry of the session state, is a unit of its own. */
 import { messageText, type Transcript } from '../../src/transcript/transcript.js';
-import { contentWords, meter } from '../compare/metrics.js';
+import { blockEntries, contentWords, meter } from '../compare/metrics.js';
 
 type Unit = { text: string; words: Set<string> };
 
@@ -21,27 +21,16 @@ export function strictUnits(transcript: Transcript): {
   let recallTokens = 0;
   for (const message of [...transcript.system, ...transcript.messages]) {
     const text = messageText(message);
-    const state = /^<session_state>\n([\s\S]*)\n<\/session_state>$/.exec(text);
-    const recall = /^<recalled_messages>\n([\s\S]*)\n<\/recalled_messages>$/.exec(text);
-    if (recall) {
-      recallTokens += meter.measure(message).tokens;
-      for (const entry of JSON.parse(recall[1] as string) as { text: string }[]) {
-        units.push({ text: entry.text, words: contentWords(entry.text) });
-      }
-      continue;
-    }
-    if (!state) {
+    const block = blockEntries(text);
+    if (!block) {
       const unit = { text, words: contentWords(text) };
       units.push(unit);
       verbatim.push(unit);
       continue;
     }
-    stateTokens += meter.measure(message).tokens;
-    const parsed = JSON.parse(state[1] as string) as Record<string, string[] | string>;
-    for (const value of Object.values(parsed)) {
-      for (const entry of Array.isArray(value) ? value : [value])
-        units.push({ text: entry, words: contentWords(entry) });
-    }
+    if (block.kind === 'state') stateTokens += meter.measure(message).tokens;
+    else recallTokens += meter.measure(message).tokens;
+    for (const entry of block.entries) units.push({ text: entry, words: contentWords(entry) });
   }
   return { units, verbatim, stateTokens, recallTokens };
 }
