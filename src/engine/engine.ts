@@ -36,12 +36,13 @@ import { type DecideStages, decide } from './decide.js';
 import { FoldRunner } from './fold-runner.js';
 import { HistoryMemory } from './history-memory.js';
 import { type Projection, type ProjectionCache, project } from './projection.js';
-import { recordFor } from './record-for.js';
+import { recordFor, sameRecord } from './record-for.js';
 
 /**
  * The framework-free engine. One call flows top-down: count (read the call's facts) -> load the stored compression
  * point -> decide and apply (masking, a semantic fold, a budget fold, a drop over the hard limit; each planned by its
- * strategy, applied here) -> assemble `[system + awareness] [state pair] [kept messages]` -> save once -> report.
+ * strategy, applied here) -> recall (older blocks kept or taken out, a block for a new user message) -> assemble
+ * `[system + awareness] [state pair] [kept messages, a recall block before its user message]` -> save once -> report.
  * Adapters convert their prompt types in and out.
  */
 export class CompressionEngine {
@@ -174,15 +175,18 @@ export class CompressionEngine {
   }
 
   /**
-   * The stored recall choices of the latest two user messages (the latest one's, reused by the later calls of its
-   * turn; the one before, which the first call of a new turn keeps or takes out). None when recall is off.
+   * The stored recall choices the call needs: the latest user message's (made by an earlier call of its turn: a tool
+   * step, a retry) and, on the first call of a turn, the previous user message's, whose block this call keeps or
+   * takes out (a kept block is then in the record). None when recall is off or nothing was stored yet.
    */
   private async recallChoices(facts: CallFacts, stored: StateRecord | undefined) {
-    // nothing left the prompt before a first record exists, so no choice was ever made
     if (facts.limits.maxRecallTokens <= 0 || !stored) return new Map<number, string[]>();
-    const users: number[] = [];
-    for (let index = facts.messages.length - 1; index >= (stored?.coveredCount ?? 0) && users.length < 2; index--) {
-      if (facts.messages[index]?.role === 'user' && !stored?.recalls?.some(([at]) => at === index)) users.push(index);
+    const { messages } = facts;
+    const latest = messages.findLastIndex((message) => message.role === 'user');
+    const users = latest >= stored.coveredCount ? [latest] : [];
+    if (latest === messages.length - 1) {
+      const previous = messages.findLastIndex((message, index) => index < latest && message.role === 'user');
+      if (previous >= stored.coveredCount && !stored.recalls?.some(([at]) => at === previous)) users.push(previous);
     }
     return this.records.findRecalls(facts.namespace, users, facts.prefixHashes);
   }
@@ -290,9 +294,4 @@ export class CompressionEngine {
     if (!state) return 0;
     return this.stateMessages(state).reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
   }
-}
-
-/** Whether a record says the same as the stored one it would replace: nothing to save. */
-function sameRecord(record: StateRecord, stored: StateRecord | undefined): boolean {
-  return stored !== undefined && JSON.stringify(record) === JSON.stringify(stored);
 }

@@ -45,3 +45,8 @@ export function recordFor(facts: CallFacts, point: CompressionPoint): StateRecor
     ...(recalls.length > 0 ? { recalls } : {}),
   };
 }
+
+/** Whether a record says the same as the stored one it would replace: nothing to save. */
+export function sameRecord(record: StateRecord, stored: StateRecord | undefined): boolean {
+  return stored !== undefined && JSON.stringify(record) === JSON.stringify(stored);
+}

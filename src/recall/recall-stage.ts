@@ -20,12 +20,12 @@ export class RecallStage {
   private readonly index = new RecallIndex();
   private readonly blocks: RecallBlocks;
 
-  constructor(meter: MessageMeter, acknowledgement: string) {
+  constructor(
+    private readonly meter: MessageMeter,
+    acknowledgement: string,
+  ) {
     this.blocks = new RecallBlocks(meter, acknowledgement);
-    this.meter = meter;
   }
-
-  private readonly meter: MessageMeter;
 
   /** The block made for the user message at `at`, undefined when it quotes nothing. */
   block(facts: CallFacts, at: number, items: readonly string[]): RecallBlock | undefined {

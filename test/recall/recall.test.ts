@@ -88,6 +88,27 @@ describe('recall of what left the prompt', () => {
     expect(events.at(-1)?.recalled.blocksDropped).toBe(1);
   });
 
+  it('keeps a block when the messages after it outweigh it (rewriting them would cost more)', async () => {
+    const { run, events } = setup({ masking: false });
+    const messages = history('Which lake does Biscuit swim in?');
+    const first = await run(messages);
+    const [block] = recallBlocks(first.messages);
+    expect(block).toBeDefined();
+    const loop: Message[] = [];
+    for (let i = 0; i < 3; i++) {
+      loop.push(
+        { role: 'assistant', parts: [{ type: 'tool-call', id: `m${i}`, name: 'maps', args: { q: `lake ${i}` } }] },
+        {
+          role: 'tool',
+          parts: [{ type: 'tool-result', callId: `m${i}`, name: 'maps', output: `shoreline ${i} `.repeat(40) }],
+        },
+      );
+    }
+    const next = await run([...messages, ...loop, text('assistant', 'Lake Tahoe.'), text('user', 'Thanks!')]);
+    expect(recallBlocks(next.messages)).toEqual([block]);
+    expect(events.at(-1)?.recalled.blocksDropped ?? 0).toBe(0);
+  });
+
   it('recalls nothing for a remark about what is in view, and nothing when nothing left the prompt', async () => {
     const { run } = setup();
     expect(recallBlocks((await run(history('Message 58: word word word word'))).messages)).toEqual([]);
