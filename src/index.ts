@@ -40,7 +40,12 @@ export {
 } from './options/prompts.js';
 export { mergeSessionStates } from './session-state/merge-session-state.js';
 export { renderSessionState, sessionStateMessages } from './session-state/render-session-state.js';
-export { EMPTY_SESSION_STATE, type SessionState, SessionStateSchema } from './session-state/session-state.js';
+export {
+  EMPTY_SESSION_STATE,
+  type SessionState,
+  SessionStateSchema,
+  SummarizerOutputSchema,
+} from './session-state/session-state.js';
 export {
   DEFAULT_MEMORY_STORE_MAX_ENTRIES,
   type MemoryStateStoreOptions,

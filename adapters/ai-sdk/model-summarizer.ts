@@ -1,6 +1,6 @@
 import { generateText, type LanguageModel, Output } from 'ai';
 import { DEFAULT_SUMMARIZER_INSTRUCTIONS, DEFAULT_SUMMARIZER_PROMPT } from '../../src/options/prompts.js';
-import { SessionStateSchema } from '../../src/session-state/session-state.js';
+import { SummarizerOutputSchema } from '../../src/session-state/session-state.js';
 import type { Summarizer } from '../../src/summarizers/summarizer.js';
 import { renderPreviousState, renderTranscript } from '../../src/transcript/render-transcript.js';
 import { CALL_OPTIONS_KEY } from './call-options.js';
@@ -37,7 +37,7 @@ export function modelSummarizer(
         prompt: prompt
           .replace('{previous}', () => renderPreviousState(previous))
           .replace('{messages}', () => renderTranscript(messages)),
-        output: Output.object({ schema: SessionStateSchema, name: 'session_state' }),
+        output: Output.object({ schema: SummarizerOutputSchema, name: 'session_state' }),
         abortSignal,
         maxRetries,
         temperature: 0,

@@ -1,7 +1,11 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { DEFAULT_SUMMARIZER_INSTRUCTIONS, DEFAULT_SUMMARIZER_PROMPT } from '../../src/options/prompts.js';
-import { type SessionState, SessionStateSchema } from '../../src/session-state/session-state.js';
+import {
+  type SessionState,
+  SessionStateSchema,
+  SummarizerOutputSchema,
+} from '../../src/session-state/session-state.js';
 import type { Summarizer } from '../../src/summarizers/summarizer.js';
 import { renderPreviousState, renderTranscript } from '../../src/transcript/render-transcript.js';
 import { CALL_OPTIONS_KEY } from './call-options.js';
@@ -32,7 +36,7 @@ export function chatModelSummarizer(
     throw new TypeError(
       'context-compression: chatModelSummarizer needs a LangChain chat model with withStructuredOutput',
     );
-  const structured = model.withStructuredOutput(SessionStateSchema, { name: 'session_state' });
+  const structured = model.withStructuredOutput(SummarizerOutputSchema, { name: 'session_state' });
   return {
     name: `model:${modelInfo(model).modelId}`,
     async summarize({ messages, previous, abortSignal }) {

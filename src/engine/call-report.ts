@@ -76,6 +76,7 @@ export class CallReporter {
       redacted: edits.redacted,
       truncated: edits.truncated,
       summarizerMs: decided.summarizerMs,
+      quotesRejected: decided.quotesRejected,
       reusedState,
       recalled: decided.recalled,
     };

@@ -11,6 +11,7 @@ export interface CallOutcome {
   readonly redacted: { readonly count: number; readonly tokensFreed: number };
   readonly truncated: { readonly count: number; readonly tokensFreed: number };
   readonly summarizerMs: number;
+  readonly quotesRejected: number;
   readonly reusedState: boolean;
   readonly recalled: { readonly chunks: number; readonly tokens: number; readonly blocksDropped: number };
 }
@@ -40,6 +41,7 @@ export function compressEvent(
     observationsRedacted: outcome.redacted,
     toolResultsTruncated: outcome.truncated.count,
     summarizerMs: outcome.summarizerMs,
+    quotesRejected: outcome.quotesRejected,
     recalled: {
       chunks: outcome.recalled.chunks,
       tokens: Math.round(outcome.recalled.tokens * limits.ratio),

@@ -47,6 +47,8 @@ export interface Decided {
   readonly messagesDropped: number;
   readonly summarizerMs: number;
   readonly failure: SummarizerError | undefined;
+  /** Salience quotes a summarizer returned that were not verbatim in the folded messages, dropped. */
+  readonly quotesRejected: number;
   /** The recall block this call made (chunks quoted, tokens) and the older blocks it took out. */
   readonly recalled: { readonly chunks: number; readonly tokens: number; readonly blocksDropped: number };
 }
@@ -81,6 +83,7 @@ export async function decide(
   let messagesFolded = 0;
   let messagesDropped = 0;
   let summarizerMs = 0;
+  let quotesRejected = 0;
   let failure: SummarizerError | undefined;
   const economics = cacheEconomics(stages.cachePricing, facts);
   const pressure = force || tokensBefore > limits.compressAt;
@@ -148,13 +151,20 @@ export async function decide(
       continue;
     }
     messagesFolded = plan.cut - point.coveredCount;
+    quotesRejected += result.quotesRejected;
     point = result.point;
     projection = stages.project(facts, point);
     decisions.push(plan.decision);
   }
 
   if (stages.total(projection, point) > limits.hardLimit) {
-    const plan = planDrop({ facts, point, projection, stateTokens: (state) => stages.stateTokens(state) });
+    const plan = planDrop({
+      facts,
+      point,
+      projection,
+      stateTokens: (state) => stages.stateTokens(state),
+      meter: stages.meter,
+    });
     if (plan) {
       messagesDropped = plan.cut - point.coveredCount;
       point = applyDrop(point, plan);
@@ -171,6 +181,7 @@ export async function decide(
     messagesDropped,
     summarizerMs,
     failure,
+    quotesRejected,
     recalled: { chunks: 0, tokens: 0, blocksDropped: 0 },
   };
 }

@@ -26,6 +26,8 @@ export interface CompressEvent {
    * how many blocks made for earlier user messages it took out of the prompt.
    */
   readonly recalled: { readonly chunks: number; readonly tokens: number; readonly blocksDropped: number };
+  /** Salience quotes the summarizer returned that were not verbatim in the folded messages, and were dropped. */
+  readonly quotesRejected: number;
   /** Time the summarizer took, 0 when none ran. */
   readonly summarizerMs: number;
   /** Whether a stored state was reused instead of summarizing again. */

@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { MessageMeter } from '../counting/message-meter.js';
 import { SummarizerError } from '../errors.js';
 import { fitState } from '../session-state/fit-state.js';
+import { verifySalience } from '../session-state/salience.js';
 import type { SessionState } from '../session-state/session-state.js';
 import { applyFold, type FoldPlan, messagesToFold } from '../strategies/folding.js';
 import { runSummarizer } from '../summarizers/run-summarizer.js';
@@ -15,7 +16,13 @@ export const SUMMARIZER_RETRY_AFTER_MESSAGES = 4;
 
 /** What running a fold gave: the new point, or the failure the call falls back from. */
 export type FoldResult =
-  | { readonly point: CompressionPoint; readonly summarizerMs: number; readonly failure?: undefined }
+  | {
+      readonly point: CompressionPoint;
+      readonly summarizerMs: number;
+      /** Salience quotes of the new state that were not verbatim in the folded messages, dropped. */
+      readonly quotesRejected: number;
+      readonly failure?: undefined;
+    }
   | { readonly point?: undefined; readonly summarizerMs: number; readonly failure: SummarizerError };
 
 /**
@@ -44,10 +51,16 @@ export class FoldRunner {
     const started = performance.now();
     try {
       const key = `${facts.namespace}\u0000${facts.prefixHashes[plan.cut]}`;
-      const state = await this.summarize(key, messagesToFold(facts, point, plan.cut, this.meter), point.state);
+      const folded = messagesToFold(facts, point, plan.cut, this.meter);
+      const summarized = await this.summarize(key, folded, point.state);
       this.failures.delete(facts.conversation);
+      const { state, rejected } = verifySalience(summarized, point.state, folded);
       const fitted = fitState(state, facts.limits.maxStateTokens, this.meter);
-      return { point: applyFold(point, plan.cut, fitted), summarizerMs: performance.now() - started };
+      return {
+        point: applyFold(point, plan.cut, fitted),
+        summarizerMs: performance.now() - started,
+        quotesRejected: rejected,
+      };
     } catch (error) {
       if (!SummarizerError.isInstance(error)) throw error;
       this.failures.set(facts.conversation, facts.messages.length + SUMMARIZER_RETRY_AFTER_MESSAGES);

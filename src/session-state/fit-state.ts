@@ -3,36 +3,55 @@ import { keepMostImportant } from './entry-priority.js';
 import { renderSessionState } from './render-session-state.js';
 import type { SessionState } from './session-state.js';
 
+/** Largest share of the state's bound that salience quotes may take. */
+export const SALIENCE_SHARE_OF_STATE = 0.4;
+
 /**
- * Bounds a state to about `maxTokens`: the summary is cut to a quarter of the bound first, then logos entries are
- * dropped, least important first (see `entryPriority`), and pathos and abstract only once logos is empty, until the
+ * Bounds a state to about `maxTokens`: salience quotes are held to `SALIENCE_SHARE_OF_STATE` of the bound (the least
+ * specific dropped first), the summary is cut to a quarter of the bound, then logos entries are dropped, least
+ * important first (see `entryPriority`), pathos and abstract only once logos is empty, and salience last, until the
  * rendered state fits, measured again after each batch. An oversized state must not push the prompt over the limit.
  */
 export function fitState(state: SessionState, maxTokens: number, meter: MessageMeter): SessionState {
   const measure = (candidate: SessionState) => meter.countText(renderSessionState(candidate));
   if (measure(state) <= maxTokens) return state;
   const summaryChars = Math.max(0, maxTokens); // about a quarter of the bound at four characters a token
+  let salience = [...(state.salience ?? [])];
+  const quoteTokens = () => meter.countText(JSON.stringify(salience));
+  while (salience.length > 0 && quoteTokens() > SALIENCE_SHARE_OF_STATE * maxTokens) {
+    salience = keepMostImportant(salience, salience.length - 1);
+  }
   const fitted = {
     logos: [...state.logos],
     pathos: [...state.pathos],
     abstract: [...state.abstract],
+    salience,
     conversationSummary:
       state.conversationSummary.length > summaryChars
         ? `${state.conversationSummary.slice(0, summaryChars)}...`
         : state.conversationSummary,
   };
-  let tokens = measure(fitted);
+  const current = (): SessionState => {
+    const { salience: quotes, ...rest } = fitted;
+    return quotes.length > 0 ? { ...rest, salience: quotes } : rest;
+  };
+  let tokens = measure(current());
   while (tokens > maxTokens) {
-    const entries = [...fitted.logos, ...fitted.pathos, ...fitted.abstract];
+    const entries = [...fitted.logos, ...fitted.pathos, ...fitted.abstract, ...fitted.salience];
     if (entries.length === 0) break;
     // drop a share of entries proportional to the excess (at least one), the least important first
     const count = Math.max(1, Math.ceil((entries.length * (tokens - maxTokens)) / tokens));
-    for (const field of ['logos', 'pathos', 'abstract'] as const) {
-      const share = field === 'logos' ? count : Math.ceil((count * fitted[field].length) / entries.length);
-      fitted[field] = keepMostImportant(fitted[field], Math.max(0, fitted[field].length - share));
-      if (field === 'logos' && fitted.logos.length > 0) break;
+    if (fitted.logos.length > 0) {
+      fitted.logos = keepMostImportant(fitted.logos, Math.max(0, fitted.logos.length - count));
+    } else if (fitted.pathos.length + fitted.abstract.length > 0) {
+      for (const field of ['pathos', 'abstract'] as const) {
+        const share = Math.ceil((count * fitted[field].length) / (fitted.pathos.length + fitted.abstract.length || 1));
+        fitted[field] = keepMostImportant(fitted[field], Math.max(0, fitted[field].length - share));
+      }
+    } else {
+      fitted.salience = keepMostImportant(fitted.salience, Math.max(0, fitted.salience.length - count));
     }
-    tokens = measure(fitted);
+    tokens = measure(current());
   }
-  return fitted;
+  return current();
 }

@@ -10,6 +10,7 @@ export interface SessionStateEntryLimits {
   readonly logos: number;
   readonly pathos: number;
   readonly abstract: number;
+  readonly salience: number;
 }
 
 /** Default entry limits of a merged state; beyond them the oldest entries are dropped. */
@@ -17,6 +18,7 @@ export const DEFAULT_MAX_SESSION_STATE_ENTRIES: SessionStateEntryLimits = Object
   logos: 200,
   pathos: 30,
   abstract: 50,
+  salience: 40,
 });
 
 /** Options of `mergeSessionStates`. */
@@ -40,7 +42,7 @@ export interface MergeSessionStateOptions {
   readonly maxChars?: number;
 }
 
-const LIST_FIELDS = ['logos', 'pathos', 'abstract'] as const;
+const LIST_FIELDS = ['logos', 'pathos', 'abstract', 'salience'] as const;
 const EDGE_PUNCTUATION = /^[.,;:!?'"`()[\]{}<>«»“”‘’…*]+|[.,;:!?'"`()[\]{}<>«»“”‘’…*]+$/g;
 
 /**
@@ -56,18 +58,18 @@ export function mergeSessionStates(
   const { similarity, limits, maxChars } = resolveOptions(options);
   const lists = {} as Record<(typeof LIST_FIELDS)[number], string[]>;
   for (const field of LIST_FIELDS) {
-    const entries = mergeEntries([...(previous?.[field] ?? []), ...next[field]], similarity);
+    const entries = mergeEntries([...(previous?.[field] ?? []), ...(next[field] ?? [])], similarity);
     lists[field] = keepMostImportant(entries, limits[field]);
   }
   const conversationSummary =
     next.conversationSummary.trim() !== '' ? next.conversationSummary : (previous?.conversationSummary ?? '');
-  return fitToChars({ ...lists, conversationSummary }, maxChars);
+  return fitToChars(withLists(lists, conversationSummary), maxChars);
 }
 
 /** Total characters of a state: every entry of every list plus the summary. */
 export function sessionStateSize(state: SessionState): number {
   let size = state.conversationSummary.length;
-  for (const field of LIST_FIELDS) for (const entry of state[field]) size += entry.length;
+  for (const field of LIST_FIELDS) for (const entry of state[field] ?? []) size += entry.length;
   return size;
 }
 
@@ -152,7 +154,12 @@ function findSimilar(kept: readonly KeptEntry[], tokens: Set<string>, similarity
 function fitToChars(state: SessionState, maxChars: number): SessionState {
   let size = sessionStateSize(state);
   if (size <= maxChars) return state;
-  const lists = { logos: [...state.logos], pathos: [...state.pathos], abstract: [...state.abstract] };
+  const lists = {
+    logos: [...state.logos],
+    pathos: [...state.pathos],
+    abstract: [...state.abstract],
+    salience: [...(state.salience ?? [])],
+  };
   for (const field of LIST_FIELDS) {
     const dropped = new Set<number>();
     for (const index of dropOrder(lists[field])) {
@@ -164,5 +171,13 @@ function fitToChars(state: SessionState, maxChars: number): SessionState {
   }
   const conversationSummary =
     size > maxChars ? state.conversationSummary.slice(0, Math.max(0, maxChars)) : state.conversationSummary;
-  return { ...lists, conversationSummary };
+  return withLists(lists, conversationSummary);
+}
+
+/** A state of lists and a summary; `salience` only when it holds quotes, so states without any stay as they were. */
+function withLists(
+  { salience, ...lists }: Record<(typeof LIST_FIELDS)[number], string[]>,
+  conversationSummary: string,
+): SessionState {
+  return { ...lists, ...(salience.length > 0 ? { salience } : {}), conversationSummary };
 }

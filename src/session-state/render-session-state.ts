@@ -11,6 +11,8 @@ export function renderSessionState(state: SessionState): string {
   const json = JSON.stringify(
     {
       logos: state.logos,
+      // only when there are quotes, so a state without them renders as it always did
+      ...(state.salience && state.salience.length > 0 ? { salience: state.salience } : {}),
       pathos: state.pathos,
       abstract: state.abstract,
       conversationSummary: state.conversationSummary,

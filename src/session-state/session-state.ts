@@ -8,12 +8,32 @@ export const SessionStateSchema = z.object({
   pathos: z.array(z.string()).describe('Tone, communication style, running metaphors, implicit needs.'),
   /** Concepts the user already understands: not to be explained again. */
   abstract: z.array(z.string()).describe('Concepts and frameworks the user already understands.'),
+  /**
+   * Verbatim quotes judged critical to the user's goal (the task, hard constraints, key decisions, exact values),
+   * each a substring of the messages it came from; quotes that are not are discarded when the state is made.
+   */
+  salience: z
+    .array(z.string())
+    .optional()
+    .describe("Exact quotes, character for character, of what is most critical to the user's goal."),
   /** A two to three sentence bridge: what happened and where things stand. */
   conversationSummary: z.string().describe('Two or three sentences: what happened and where things stand.'),
 });
 
 /** Compressed memory of the folded part of a conversation. */
 export type SessionState = z.infer<typeof SessionStateSchema>;
+
+/**
+ * What a model summarizer is asked to return: the state with `salience` required, since structured-output modes
+ * (OpenAI's strict JSON schema) need every field.
+ */
+export const SummarizerOutputSchema = SessionStateSchema.extend({
+  salience: z
+    .array(z.string())
+    .describe(
+      "A few exact quotes, copied character for character from the messages, of what is most critical to the user's goal: the task, hard constraints, key decisions, exact values.",
+    ),
+});
 
 /** A state with nothing in it. */
 export const EMPTY_SESSION_STATE: SessionState = Object.freeze({

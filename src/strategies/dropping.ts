@@ -1,7 +1,11 @@
+import type { MessageMeter } from '../counting/message-meter.js';
 import type { CallFacts } from '../engine/call-facts.js';
 import type { CompressionPoint } from '../engine/compression-point.js';
 import type { Projection } from '../engine/projection.js';
+import { fitState } from '../session-state/fit-state.js';
+import { mergeSessionStates } from '../session-state/merge-session-state.js';
 import { EMPTY_SESSION_STATE, type SessionState } from '../session-state/session-state.js';
+import { protectedCore } from '../summarizers/protected-core.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
 
 /** The last resort over the hard limit: the oldest messages leave the prompt without a summary. */
@@ -18,26 +22,36 @@ export function planDrop({
   point,
   projection,
   stateTokens,
+  meter,
 }: {
   facts: CallFacts;
   point: CompressionPoint;
   projection: Projection;
+  meter: MessageMeter;
   /** Tokens of the state pair of `state`, room for the note included by the caller. */
   stateTokens: (state: SessionState) => number;
 }): DropPlan | undefined {
   const from = point.coveredCount;
   const state = point.state ?? EMPTY_SESSION_STATE;
+  // room for the note and for a protected core of what is dropped
+  const reserve = 64 + Math.round(facts.limits.maxStateTokens / 4);
   const cut = projection.layout.chooseCut({
     covered: from,
-    stateTokens: stateTokens(state) + 64,
+    stateTokens: stateTokens(state) + reserve,
     targetTokens: facts.limits.compressTo,
   });
   if (cut === undefined) return undefined;
   const dropped = cut - from;
   const note = `(${dropped} earlier messages could not be summarized and were left out.)`;
+  // what must survive without a summary: the task, constraints and decisions, quoted (never error text)
+  const core = mergeSessionStates(state, {
+    ...EMPTY_SESSION_STATE,
+    salience: protectedCore(facts.messages.slice(from, cut)),
+  });
+  const noted = { ...core, conversationSummary: `${state.conversationSummary} ${note}`.trim() };
   return {
     cut,
-    state: { ...state, conversationSummary: `${state.conversationSummary} ${note}`.trim() },
+    state: fitState(noted, facts.limits.maxStateTokens, meter),
     decision: {
       trigger: 'hard-limit',
       scope: { kind: 'messages', from, to: cut },

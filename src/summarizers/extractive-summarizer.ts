@@ -7,6 +7,7 @@ import {
 import type { SessionState } from '../session-state/session-state.js';
 import { type Message, type Role, stableStringify } from '../transcript/transcript.js';
 import { SPEAKER_LABEL, sentences, signalScore, TEST_SUMMARY, worthKeeping } from './fact-signals.js';
+import { protectedCore } from './protected-core.js';
 import { definedTerms, pathosOf } from './style-signals.js';
 import type { Summarizer } from './summarizer.js';
 
@@ -132,8 +133,10 @@ function extractSessionState(
       }
     }
   }
+  const salience = protectedCore(messages);
   return {
     logos: selectLogos(candidates, options.maxLogos),
+    ...(salience.length > 0 ? { salience } : {}),
     pathos: pathosOf(userTexts),
     abstract: definedTerms(userTexts, cut),
     conversationSummary: summaryOf(counts, firstUserText, lastAssistantText || lastUserText, previous),

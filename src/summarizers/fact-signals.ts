@@ -1,6 +1,12 @@
 /** Fact signals: what makes a sentence worth keeping verbatim in the offline summary, and how it scores. */
 export const MONTH =
   'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?';
+/** A rule or a limit: must, never, always, do not, required, at most... */
+export const CONSTRAINT_SIGNAL =
+  /\b(?:must(?:n['’]t)?(?!['’]ve| have been| be (?:so|really|awesome|great|nice|hard|tough|fun|amazing|cool))|never|always|don['’]?t|do not|required?|requires|requirement|constraints?|mandatory|should(?:n['’]t| not)|make sure|ensure|avoid|forbidden|not allowed|at (?:least|most)|no more than)\b/i;
+/** A decision: decided, we will use, let's go with, agreed, switched to... */
+export const DECISION_SIGNAL =
+  /\b(?:decided|decide to|decision|we(?:['’]ll| will| are going to) (?:use|go with|switch|build|add|move|implement|ship|deploy|keep)|let['’]?s (?:use|go with|switch|call|name|stick with)|agreed|agree to|chose|chosen|going with|settled on|opted|switch(?:ed)? to|plan is|will use)\b/i;
 /** Fact signals and their weights; a sentence scores the sum of the signals it carries, each counted once. */
 export const SIGNALS: readonly (readonly [number, RegExp])[] = [
   [1, /\d/],
@@ -25,14 +31,8 @@ export const SIGNALS: readonly (readonly [number, RegExp])[] = [
   ],
   [2, /\b(?:https?|ftp):\/\/[^\s<>"']+|\bwww\.[\w-]+\.\w/i],
   [2, /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+/],
-  [
-    2,
-    /\b(?:must(?:n['’]t)?(?!['’]ve| have been| be (?:so|really|awesome|great|nice|hard|tough|fun|amazing|cool))|never|always|don['’]?t|do not|required?|requires|requirement|constraints?|mandatory|should(?:n['’]t| not)|make sure|ensure|avoid|forbidden|not allowed|at (?:least|most)|no more than)\b/i,
-  ],
-  [
-    2,
-    /\b(?:decided|decide to|decision|we(?:['’]ll| will| are going to) (?:use|go with|switch|build|add|move|implement|ship|deploy|keep)|let['’]?s (?:use|go with|switch|call|name|stick with)|agreed|agree to|chose|chosen|going with|settled on|opted|switch(?:ed)? to|plan is|will use)\b/i,
-  ],
+  [2, CONSTRAINT_SIGNAL],
+  [2, DECISION_SIGNAL],
   [
     2,
     /\w*(?:Error|Exception)\b|\b(?:errors?|failed|failing|failure|fails|traceback|fatal|panic|segmentation fault|exit (?:code|status) [1-9]\d*|ENOENT|EACCES|not found|permission denied|refused|timed out)\b/i,

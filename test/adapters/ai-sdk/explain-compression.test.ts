@@ -179,8 +179,9 @@ describe('explainCompression', () => {
     const short = await firstBudget('Be brief.');
     const long = await firstBudget(`You are a support agent. ${'Follow the policy exactly. '.repeat(120)}`);
     expect(Number.isFinite(without)).toBe(true);
-    expect(short).toBe(without);
-    expect(long).toBeLessThan(without);
+    // a few tokens may move the crossing by a message; a long prompt moves it well before
+    expect(short).toBeLessThanOrEqual(without);
+    expect(long).toBeLessThan(short);
   });
 
   it('does not mutate the caller messages', async () => {

@@ -265,6 +265,26 @@ describe('modelSummarizer', () => {
     expect(stateText(mock.doGenerateCalls[0]?.prompt as LanguageModelV4Prompt)).toContain('ORD-1000 ships to Berlin');
   });
 
+  it('asks for salience quotes, required by the schema, and keeps only those found verbatim', async () => {
+    const quoted = { ...state, salience: ['Question 0: order ORD-1000 ships to Berlin.', 'A quote nobody wrote.'] };
+    const summarizerModel = new MockLanguageModelV4({ doGenerate: async () => textResult(JSON.stringify(quoted)) });
+    const events: CompressEvent[] = [];
+    const mock = echoModel();
+    const model = withContextCompression(mock, {
+      ...options,
+      summarizer: modelSummarizer(summarizerModel),
+      onCompress: (event) => events.push(event),
+    });
+    await generateText({ model, messages: chat(31) });
+    const format = summarizerModel.doGenerateCalls[0]?.responseFormat;
+    const schema = (format?.type === 'json' ? format.schema : undefined) as { required?: string[] } | undefined;
+    expect(schema?.required).toContain('salience');
+    const text = stateText(mock.doGenerateCalls[0]?.prompt as LanguageModelV4Prompt);
+    expect(text).toContain('Question 0: order ORD-1000 ships to Berlin.');
+    expect(text).not.toContain('A quote nobody wrote.');
+    expect(events[0]?.quotesRejected).toBe(1);
+  });
+
   it('falls back without failing the call when the model returns garbage', async () => {
     const summarizerModel = new MockLanguageModelV4({ doGenerate: async () => textResult('not json at all') });
     const errors: unknown[] = [];
