@@ -7,7 +7,6 @@ import {
 import type { SessionState } from '../session-state/session-state.js';
 import { type Message, type Role, stableStringify } from '../transcript/transcript.js';
 import { SPEAKER_LABEL, sentences, signalScore, TEST_SUMMARY, worthKeeping } from './fact-signals.js';
-import { protectedCore } from './protected-core.js';
 import { definedTerms, pathosOf } from './style-signals.js';
 import type { Summarizer } from './summarizer.js';
 
@@ -88,6 +87,7 @@ function extractSessionState(
   for (const message of messages) {
     if (message.synthetic) continue; // engine-made messages repeat the previous state or carry no facts
     counts[message.role]++;
+    const conversational = !message.parts.some((part) => part.type === 'tool-call');
     for (const part of message.parts) {
       if (part.type === 'text' || part.type === 'reasoning' || part.type === 'other') {
         const label = SPEAKER_LABEL.exec(part.text)?.[1];
@@ -101,10 +101,16 @@ function extractSessionState(
           const score = specificScore(short, speakerNames, rare) * (inCode ? SOURCE_WEIGHT.code : weight);
           if (score > 0) kept.push({ text: short, score });
         }
-        // a short message keeps its fact-bearing sentences together, as one entry: a later question about it
-        // finds the whole statement in one place
+        // a short conversational message (no tool call in it) keeps its fact-bearing sentences together, as one
+        // entry: a later question about it finds the whole statement in one place (agent steps keep single
+        // sentences: joined, they measured as more tokens on the agent runs)
         const joined = kept.map((sentence) => sentence.text).join(' ');
-        if (part.type === 'text' && kept.length > 1 && joined.length <= 2 * options.maxSentenceChars) {
+        if (
+          conversational &&
+          part.type === 'text' &&
+          kept.length > 1 &&
+          joined.length <= 2 * options.maxSentenceChars
+        ) {
           add(`${prefix}: ${joined}`, Math.max(...kept.map((sentence) => sentence.score)));
         } else for (const sentence of kept) add(`${prefix}: ${sentence.text}`, sentence.score);
         if (part.type === 'text' && message.role === 'user' && part.text.trim() !== '') {
@@ -133,10 +139,8 @@ function extractSessionState(
       }
     }
   }
-  const salience = protectedCore(messages);
   return {
     logos: selectLogos(candidates, options.maxLogos),
-    ...(salience.length > 0 ? { salience } : {}),
     pathos: pathosOf(userTexts),
     abstract: definedTerms(userTexts, cut),
     conversationSummary: summaryOf(counts, firstUserText, lastAssistantText || lastUserText, previous),

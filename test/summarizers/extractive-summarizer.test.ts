@@ -173,10 +173,6 @@ describe('extractiveSummarizer', () => {
           "assistant: Decided: blue-green deploy.",
         ],
         "pathos": [],
-        "salience": [
-          "Deploy api_v2 to eu-west-1 by Friday.",
-          "Decided: blue-green deploy.",
-        ],
       }
     `);
   });
