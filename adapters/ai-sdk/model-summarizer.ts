@@ -1,6 +1,10 @@
-import { generateText, type LanguageModel, Output } from 'ai';
+import { generateText, type JSONSchema7, jsonSchema, type LanguageModel, Output } from 'ai';
 import { DEFAULT_SUMMARIZER_INSTRUCTIONS, DEFAULT_SUMMARIZER_PROMPT } from '../../src/options/prompts.js';
-import { SummarizerOutputSchema } from '../../src/session-state/session-state.js';
+import {
+  type SessionState,
+  SessionStateSchema,
+  summarizerOutputJsonSchema,
+} from '../../src/session-state/session-state.js';
 import type { Summarizer } from '../../src/summarizers/summarizer.js';
 import { renderPreviousState, renderTranscript } from '../../src/transcript/render-transcript.js';
 import { CALL_OPTIONS_KEY } from './call-options.js';
@@ -28,6 +32,13 @@ export function modelSummarizer(
   }: ModelSummarizerOptions = {},
 ): Summarizer {
   const modelName = typeof model === 'string' ? model : model.modelId;
+  // every field required in what the model is asked for; read leniently (a model may leave the quotes out)
+  const outputSchema = jsonSchema<SessionState>(summarizerOutputJsonSchema() as JSONSchema7, {
+    validate: (value) => {
+      const parsed = SessionStateSchema.safeParse(value);
+      return parsed.success ? { success: true, value: parsed.data } : { success: false, error: parsed.error };
+    },
+  });
   return {
     name: `model:${modelName}`,
     async summarize({ messages, previous, abortSignal }) {
@@ -37,7 +48,7 @@ export function modelSummarizer(
         prompt: prompt
           .replace('{previous}', () => renderPreviousState(previous))
           .replace('{messages}', () => renderTranscript(messages)),
-        output: Output.object({ schema: SummarizerOutputSchema, name: 'session_state' }),
+        output: Output.object({ schema: outputSchema, name: 'session_state' }),
         abortSignal,
         maxRetries,
         temperature: 0,

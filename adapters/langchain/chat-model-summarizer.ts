@@ -4,7 +4,7 @@ import { DEFAULT_SUMMARIZER_INSTRUCTIONS, DEFAULT_SUMMARIZER_PROMPT } from '../.
 import {
   type SessionState,
   SessionStateSchema,
-  SummarizerOutputSchema,
+  summarizerOutputJsonSchema,
 } from '../../src/session-state/session-state.js';
 import type { Summarizer } from '../../src/summarizers/summarizer.js';
 import { renderPreviousState, renderTranscript } from '../../src/transcript/render-transcript.js';
@@ -36,7 +36,8 @@ export function chatModelSummarizer(
     throw new TypeError(
       'context-compression: chatModelSummarizer needs a LangChain chat model with withStructuredOutput',
     );
-  const structured = model.withStructuredOutput(SummarizerOutputSchema, { name: 'session_state' });
+  // every field required in what the model is asked for; read leniently below (a model may leave the quotes out)
+  const structured = model.withStructuredOutput(summarizerOutputJsonSchema(), { name: 'session_state' });
   return {
     name: `model:${modelInfo(model).modelId}`,
     async summarize({ messages, previous, abortSignal }) {

@@ -25,7 +25,8 @@ export type SessionState = z.infer<typeof SessionStateSchema>;
 
 /**
  * What a model summarizer is asked to return: the state with `salience` required, since structured-output modes
- * (OpenAI's strict JSON schema) need every field.
+ * (OpenAI's strict JSON schema) need every field. Its answer is read with `SessionStateSchema`, so a model that
+ * leaves the quotes out still folds.
  */
 export const SummarizerOutputSchema = SessionStateSchema.extend({
   salience: z
@@ -42,3 +43,8 @@ export const EMPTY_SESSION_STATE: SessionState = Object.freeze({
   abstract: [],
   conversationSummary: '',
 }) as SessionState;
+
+/** `SummarizerOutputSchema` as a JSON schema (draft-07), for structured-output calls. */
+export function summarizerOutputJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(SummarizerOutputSchema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
+}

@@ -285,6 +285,20 @@ describe('modelSummarizer', () => {
     expect(events[0]?.quotesRejected).toBe(1);
   });
 
+  it('folds with a state that has no quotes at all (a model that leaves them out)', async () => {
+    const summarizerModel = new MockLanguageModelV4({ doGenerate: async () => textResult(JSON.stringify(state)) });
+    const errors: unknown[] = [];
+    const mock = echoModel();
+    const model = withContextCompression(mock, {
+      ...options,
+      summarizer: modelSummarizer(summarizerModel),
+      onError: (event) => errors.push(event),
+    });
+    await generateText({ model, messages: chat(31) });
+    expect(errors).toEqual([]);
+    expect(stateText(mock.doGenerateCalls[0]?.prompt as LanguageModelV4Prompt)).toContain('ORD-1000 ships to Berlin');
+  });
+
   it('falls back without failing the call when the model returns garbage', async () => {
     const summarizerModel = new MockLanguageModelV4({ doGenerate: async () => textResult('not json at all') });
     const errors: unknown[] = [];
