@@ -5,7 +5,7 @@ import { verifySalience } from '../../src/session-state/salience.js';
 import type { SessionState } from '../../src/session-state/session-state.js';
 import { protectedCore } from '../../src/summarizers/protected-core.js';
 import type { SummarizeInput } from '../../src/summarizers/summarizer.js';
-import type { Message } from '../../src/transcript/transcript.js';
+import { type Message, messageText } from '../../src/transcript/transcript.js';
 import { chat, meter, real, setup, text } from '../helpers/fixtures.js';
 
 const state = (salience: string[], logos: string[] = []): SessionState => ({
@@ -62,7 +62,7 @@ describe('salience in the engine', () => {
   it('puts verified quotes in the state, reports the rejected ones, and keeps quotes across folds', async () => {
     const { run, events } = setup({
       summarizer: summarizer((messages) => [
-        (messages[0]?.parts[0] as { text: string }).text.slice(0, 30),
+        messageText(messages[0] as Message).slice(0, 30),
         'An invented quote that no message holds.',
       ]),
     });
