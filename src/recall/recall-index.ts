@@ -20,6 +20,9 @@ interface Indexed {
   readonly hashes: number[];
 }
 
+/** Most chunks all the indexes of an engine hold together (a chunk is at most 1,200 characters). */
+const MAX_INDEXED_CHUNKS = 100_000;
+
 /** Longest query text used, in characters: a pasted document must not turn every term into a query term. */
 const MAX_QUERY_CHARS = 4_000;
 
@@ -41,7 +44,12 @@ function processTerm(term: string): string | null {
  * the indexed one (an edited or regenerated message) is indexed again.
  */
 export class RecallIndex {
-  private readonly conversations = new LRUCache<string, Indexed>({ max: 100 });
+  /** Bounded by conversations and by the chunks they hold together, so many long histories cannot grow it unbounded. */
+  private readonly conversations = new LRUCache<string, Indexed>({
+    max: 100,
+    maxSize: MAX_INDEXED_CHUNKS,
+    sizeCalculation: (indexed) => Math.max(1, indexed.chunks.size),
+  });
 
   /**
    * The chunks of messages before `through` that match `query` and pass `keep`, best first. `prefixHashes[k]` is the
@@ -107,7 +115,10 @@ export class RecallIndex {
       indexed.hashes.push(prefixHashes[index + 1] as number);
       added.push(...chunks);
     }
-    if (added.length > 0) indexed.search.addAll(added);
+    if (added.length > 0) {
+      indexed.search.addAll(added);
+      this.conversations.set(conversation, indexed); // its size changed
+    }
     return indexed;
   }
 }
