@@ -85,10 +85,13 @@ export class RecallIndex {
   ): Indexed {
     let indexed = this.conversations.get(conversation);
     const shared = indexed ? Math.min(indexed.ids.length, through) : 0;
+    // the index holds exactly the messages before `through` (built again when it held more: discarded documents
+    // would still weigh in the scores), so the scores never depend on what other calls saw
     // a history that forked, or an index holding more discarded documents than live ones, is built again
     if (
       !indexed ||
       indexed.hashes[shared] !== prefixHashes[shared] ||
+      indexed.ids.length > through ||
       indexed.search.dirtCount > Math.max(100, indexed.search.documentCount)
     ) {
       indexed = {
@@ -98,14 +101,6 @@ export class RecallIndex {
         hashes: [prefixHashes[0] as number],
       };
       this.conversations.set(conversation, indexed);
-    }
-    // the index holds exactly the messages before `through`, so the scores never depend on what other calls saw
-    while (indexed.ids.length > through) {
-      for (const id of indexed.ids.pop() as string[]) {
-        indexed.search.discard(id);
-        indexed.chunks.delete(id);
-      }
-      indexed.hashes.pop();
     }
     const added: RecallChunk[] = [];
     for (let index = indexed.ids.length; index < through; index++) {

@@ -6,6 +6,7 @@ import type { Projection } from '../engine/projection.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
 import { chooseRecall } from './choose-recall.js';
 import { type RecallBlock, RecallBlocks } from './recall-blocks.js';
+import { recalledChunks } from './recall-chunks.js';
 import { RecallIndex } from './recall-index.js';
 
 /** Tokens of a recall block beyond its entries: the tags and the acknowledgement. */
@@ -30,6 +31,12 @@ export class RecallStage {
   /** The block made for the user message at `at`, undefined when it quotes nothing. */
   block(facts: CallFacts, at: number, items: readonly string[]): RecallBlock | undefined {
     return this.blocks.block(facts.messages, facts.prefixHashes[at] as number, at, items);
+  }
+
+  /** Characters of a recalled chunk as rendered (escapes included), to shed the largest first. */
+  private chunkSize(facts: CallFacts, id: string): number {
+    const [chunk] = recalledChunks(facts.messages, [id]);
+    return chunk ? JSON.stringify(chunk.text).replace(/[<>&]/g, '      ').length : 0;
   }
 
   apply(
@@ -59,12 +66,11 @@ export class RecallStage {
       if (at >= latest) kept.set(at, items);
       if (at >= latest || !block) continue;
       const after = projection.view.tokens.slice(at, latest).reduce((sum, tokens) => sum + tokens, 0);
-      if (after > block.tokens) {
+      // decided by the first call of the turn (a kept block is then in the record); later calls keep what they find
+      if (after > block.tokens || latest !== facts.messages.length - 1) {
         kept.set(at, items);
         continue;
       }
-      // the same decision on every call of this turn; told once, by the call that the new user message ends
-      if (latest !== facts.messages.length - 1) continue;
       blocksDropped++;
       decisions.push({
         trigger: 'recall',
@@ -73,8 +79,10 @@ export class RecallStage {
         details: `the recall block made for an earlier user message left the prompt (${block.tokens} tokens, more than the ${after} tokens after it)`,
       });
     }
-    if (kept.size !== point.recalls.size) point = { ...point, recalls: kept };
-    if (blocksDropped > 0) projection = project(point);
+    if (kept.size !== point.recalls.size) {
+      point = { ...point, recalls: kept };
+      projection = project(point);
+    }
 
     const room = Math.min(limits.maxRecallTokens, limits.hardLimit - total(projection, point)) - RECALL_PAIR_TOKENS;
     const choice = chooseRecall({
@@ -87,6 +95,17 @@ export class RecallStage {
     });
     let recalled = { chunks: 0, tokens: 0 };
     if (choice) {
+      // the rendered block (escapes, keys) can outgrow the estimate of its entries: shed the largest pieces until it
+      // fits the room, so it never takes the prompt past the recall budget or the hard limit
+      const items = [...choice.items];
+      const limit = Math.max(0, room + RECALL_PAIR_TOKENS);
+      let fitted = this.block(facts, choice.at, items);
+      while (fitted && fitted.tokens > limit) {
+        const sizes = items.map((id) => this.chunkSize(facts, id));
+        items.splice(sizes.indexOf(Math.max(...sizes)), 1);
+        fitted = this.block(facts, choice.at, items);
+      }
+      choice.items = items;
       point = { ...point, recalls: new Map([...point.recalls, [choice.at, choice.items]]) };
       const block = this.block(facts, choice.at, choice.items);
       if (block) {

@@ -46,5 +46,9 @@ export const EMPTY_SESSION_STATE: SessionState = Object.freeze({
 
 /** `SummarizerOutputSchema` as a JSON schema (draft-07), for structured-output calls. */
 export function summarizerOutputJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(SummarizerOutputSchema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
+  // strict structured output (OpenAI) needs additionalProperties: false on every object
+  return {
+    ...(z.toJSONSchema(SummarizerOutputSchema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>),
+    additionalProperties: false,
+  };
 }

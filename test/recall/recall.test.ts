@@ -193,3 +193,19 @@ describe('recall through the adapters', () => {
     expect(String(block?.content)).toContain('Lake Tahoe every summer');
   });
 });
+
+describe('recall limits', () => {
+  it('never takes the prompt past the recall budget or the hard limit, even for text that escapes to more', async () => {
+    const { run } = setup();
+    const markup = `<table><tr><td>Tahoe & co</td></tr></table>`.repeat(40);
+    const out = await run([
+      text('user', `The tahoe thing looked like this: ${markup}`),
+      text('assistant', 'Nice.'),
+      ...chat(60),
+      text('user', 'What did the tahoe thing look like?'),
+    ]);
+    const [block] = recallBlocks(out.messages);
+    if (block) expect(meter.measure(block).tokens).toBeLessThanOrEqual(0.1 * BUDGET);
+    expect(out.estimatedTokens).toBeLessThanOrEqual(0.85 * BUDGET);
+  });
+});

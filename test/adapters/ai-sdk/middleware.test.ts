@@ -279,6 +279,7 @@ describe('modelSummarizer', () => {
     const format = summarizerModel.doGenerateCalls[0]?.responseFormat;
     const schema = (format?.type === 'json' ? format.schema : undefined) as { required?: string[] } | undefined;
     expect(schema?.required).toContain('salience');
+    expect((schema as { additionalProperties?: boolean }).additionalProperties).toBe(false);
     const text = stateText(mock.doGenerateCalls[0]?.prompt as LanguageModelV4Prompt);
     expect(text).toContain('Question 0: order ORD-1000 ships to Berlin.');
     expect(text).not.toContain('A quote nobody wrote.');
