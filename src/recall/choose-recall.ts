@@ -4,6 +4,7 @@ import type { CompressionPoint } from '../engine/compression-point.js';
 import { type Message, messageText } from '../transcript/transcript.js';
 import type { RecallChunk } from './recall-chunks.js';
 import type { RecallIndex } from './recall-index.js';
+import { renderRecallEntry } from './render-recall.js';
 
 /** Tokens a recalled entry costs beyond its text: its JSON keys, quotes and indentation. */
 const ENTRY_OVERHEAD_TOKENS = 10;
@@ -85,7 +86,8 @@ export function chooseRecall({
     // a chunk that only repeats the message (a resent instruction, an error the user pasted again) adds nothing
     if (!hidden(chunk) || echoes(chunk.text, queryWords)) continue;
     looked++;
-    const tokens = meter.countText(chunk.text) + ENTRY_OVERHEAD_TOKENS;
+    // priced as rendered: JSON with `<`, `>` and `&` escaped, so the block fits without shedding
+    const tokens = meter.countText(renderRecallEntry(chunk)) + ENTRY_OVERHEAD_TOKENS;
     if (tokens > left) continue;
     chosen.push(chunk);
     left -= tokens;

@@ -7,6 +7,21 @@ export const RECALL_TAG = 'recalled_messages';
 /** The assistant's reply after the block of recalled messages, keeping roles alternating. */
 export const DEFAULT_RECALL_ACKNOWLEDGEMENT = 'Noted.';
 
+/** One entry of the block as it is rendered, for pricing it before the block is made. */
+export function renderRecallEntry(chunk: RecallChunk): string {
+  return escapeMarkup(
+    JSON.stringify({ from: chunk.from, ...(chunk.part ? { part: chunk.part } : {}), text: chunk.text }),
+  );
+}
+
+const escapeMarkup = (json: string) =>
+  json
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+
 /**
  * Renders recalled chunks, in conversation order, as the text of a synthetic user message: a JSON list between tags,
  * with `<`, `>` and `&` written as unicode escapes, so a quoted message can neither close the block nor open a forged
