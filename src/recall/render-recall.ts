@@ -9,10 +9,14 @@ export const DEFAULT_RECALL_ACKNOWLEDGEMENT = 'Noted.';
 
 /** One entry of the block as it is rendered, for pricing it before the block is made. */
 export function renderRecallEntry(chunk: RecallChunk): string {
-  return escapeMarkup(
-    JSON.stringify({ from: chunk.from, ...(chunk.part ? { part: chunk.part } : {}), text: chunk.text }),
-  );
+  return escapeMarkup(JSON.stringify(entryOf(chunk)));
 }
+
+const entryOf = (chunk: RecallChunk) => ({
+  from: chunk.from,
+  ...(chunk.part ? { part: chunk.part } : {}),
+  text: chunk.text,
+});
 
 const escapeMarkup = (json: string) =>
   json
@@ -28,17 +32,7 @@ const escapeMarkup = (json: string) =>
  * one.
  */
 export function renderRecall(chunks: readonly RecallChunk[]): string {
-  const entries = chunks.map((chunk) => ({
-    from: chunk.from,
-    ...(chunk.part ? { part: chunk.part } : {}),
-    text: chunk.text,
-  }));
-  const json = JSON.stringify(entries, null, 1)
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
+  const json = escapeMarkup(JSON.stringify(chunks.map(entryOf), null, 1));
   return `<${RECALL_TAG}>\n${json}\n</${RECALL_TAG}>`;
 }
 
