@@ -148,6 +148,24 @@ export class SummarizerError extends ContextCompressionError {
   }
 }
 
+const embedderFailed = Symbol.for(`${PREFIX}.EmbedderError`);
+
+/** An embedder threw, timed out or returned vectors of the wrong number or shape; recall ranked lexically instead. */
+export class EmbedderError extends ContextCompressionError {
+  readonly [embedderFailed] = true;
+  readonly reason: 'threw' | 'timeout' | 'invalid-output';
+
+  constructor({ reason, cause }: { reason: EmbedderError['reason']; cause?: unknown }) {
+    const detail = cause instanceof Error ? `: ${cause.message}` : '';
+    super({ name: 'EmbedderError', message: `Embedder failed (${reason})${detail}`, cause });
+    this.reason = reason;
+  }
+
+  static override isInstance(error: unknown): error is EmbedderError {
+    return hasMarker(error, baseSymbol) && hasMarker(error, embedderFailed);
+  }
+}
+
 /** A tokenizer package could not be loaded: it is not installed, or this runtime cannot load it synchronously. */
 export class TokenizerUnavailableError extends ContextCompressionError {
   /** The package that could not be loaded, e.g. `tiktoken`. */

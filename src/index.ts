@@ -4,12 +4,19 @@ export { hashString } from './counting/hash.js';
 export { DEFAULT_MESSAGE_OVERHEAD_TOKENS, MessageMeter } from './counting/message-meter.js';
 export { type TiktokenEncodingName, tiktokenCounter } from './counting/tiktoken-counter.js';
 export { approximateCounter, type TokenCounter } from './counting/token-counter.js';
+export { DEFAULT_EMBEDDER_TIMEOUT_MS, type Embedder } from './embeddings/embedder.js';
+export {
+  type FeatureExtractor,
+  type TransformersEmbedderOptions,
+  transformersEmbedder,
+} from './embeddings/transformers-embedder.js';
 export type { CompressInput, CompressOutput } from './engine/compress-call.js';
 export { CompressionEngine } from './engine/engine.js';
 export type { CompressEvent, CompressionErrorEvent } from './engine/events.js';
 export { type ExplainedDecision, type ExplainOptions, explain } from './engine/explain.js';
 export {
   ContextCompressionError,
+  EmbedderError,
   HardLimitError,
   InvalidOptionError,
   MessageTooLargeError,
@@ -52,6 +59,7 @@ export {
   memoryStateStore,
   type StateStore,
 } from './store/state-store.js';
+export { truncateHeadAndTail } from './strategies/truncate-tool-result.js';
 export {
   DEFAULT_MASKING_OPTIONS,
   type MaskingOptions,
@@ -68,7 +76,6 @@ export {
   type RejectedRedaction,
   validateRedaction,
 } from './strategies/redaction.js';
-export { truncateHeadAndTail } from './strategies/truncate-tool-result.js';
 export {
   DEFAULT_EXTRACTIVE_SUMMARIZER_OPTIONS,
   type ExtractiveSummarizerOptions,

@@ -3,23 +3,37 @@ import type {
   LanguageModelV4Middleware,
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
-import type { LanguageModel } from 'ai';
+import type { EmbeddingModel, LanguageModel } from 'ai';
+import { type Embedder, isEmbedder } from '../../src/embeddings/embedder.js';
 import { createCompressionEngine } from '../../src/engine/create-engine.js';
 import type { CompressionEngine } from '../../src/engine/engine.js';
 import type { CompressionOptions } from '../../src/options/options.js';
 import type { SummarizeFunction, Summarizer } from '../../src/summarizers/summarizer.js';
 import { readCallOptions } from './call-options.js';
 import { fromTranscript } from './from-transcript.js';
+import { isEmbeddingModel, modelEmbedder } from './model-embedder.js';
 import { modelSummarizer } from './model-summarizer.js';
 import { promptConversions, toTranscript } from './to-transcript.js';
 
 /** Options of the AI SDK middleware: the engine's options, with any AI SDK model accepted as summarizer. */
-export interface ContextCompressionOptions extends Omit<CompressionOptions, 'summarizer'> {
+export interface ContextCompressionOptions extends Omit<CompressionOptions, 'summarizer' | 'embedder'> {
   /**
    * Folds evicted messages into the session state: an AI SDK model (called with structured output), a summarizer
    * object, or a plain async function. @default the offline extractive summarizer
    */
   summarizer?: LanguageModel | Summarizer | SummarizeFunction;
+  /**
+   * Vectors for recall ranking and salience deduplication: an AI SDK embedding model (through `embedMany`), or any
+   * embedder (`transformersEmbedder()`, a LangChain `Embeddings`). @default none: lexical ranking
+   */
+  embedder?: EmbeddingModel | Embedder;
+}
+
+/** The engine's embedder for an AI SDK option value: an embedding model through `modelEmbedder`, others as they are. */
+export function toEmbedder(value: EmbeddingModel | Embedder | undefined): Embedder | undefined {
+  return value !== undefined && !isEmbedder(value) && isEmbeddingModel(value)
+    ? modelEmbedder(value)
+    : (value as Embedder);
 }
 
 function isLanguageModel(value: unknown): value is LanguageModel {
@@ -33,7 +47,9 @@ function isLanguageModel(value: unknown): value is LanguageModel {
 
 /** Builds the engine for a set of AI SDK options, turning a model summarizer into a Summarizer. */
 export function createEngine(options: ContextCompressionOptions): CompressionEngine {
-  return createCompressionEngine(options, (value) => (isLanguageModel(value) ? modelSummarizer(value) : undefined));
+  return createCompressionEngine({ ...options, embedder: toEmbedder(options.embedder) }, (value) =>
+    isLanguageModel(value) ? modelSummarizer(value) : undefined,
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ModelMessage } from 'ai';
 import { type ExplainedDecision, type ExplainOptions, explain } from '../../src/engine/explain.js';
-import type { ContextCompressionOptions } from './context-compression.js';
+import { type ContextCompressionOptions, toEmbedder } from './context-compression.js';
 import { modelMessagesToTranscript } from './model-messages.js';
 
 /** Options of `explainCompression`: the middleware's options, the call's instructions and the model id. */
@@ -19,10 +19,13 @@ export interface ExplainCompressionOptions
  */
 export function explainCompression(
   messages: readonly ModelMessage[],
-  { instructions, ...options }: ExplainCompressionOptions = {},
+  { instructions, embedder, ...options }: ExplainCompressionOptions = {},
 ): Promise<ExplainedDecision[]> {
   const system = instructions
     ? [{ role: 'system' as const, parts: [{ type: 'text' as const, text: instructions }] }]
     : [];
-  return explain({ system, messages: modelMessagesToTranscript(messages), tools: [] }, options);
+  return explain(
+    { system, messages: modelMessagesToTranscript(messages), tools: [] },
+    { ...options, embedder: toEmbedder(embedder) },
+  );
 }

@@ -3,6 +3,7 @@ export { CALL_OPTIONS_KEY, type ContextCompressionCallOptions } from './call-opt
 export { type ContextCompressionOptions, contextCompression } from './context-compression.js';
 export { type ExplainCompressionOptions, explainCompression } from './explain-compression.js';
 export { fromTranscript, withoutOpenAIItemId } from './from-transcript.js';
+export { type ModelEmbedderOptions, modelEmbedder } from './model-embedder.js';
 export { type ModelSummarizerOptions, modelSummarizer } from './model-summarizer.js';
 export { type RedactionToolOptions, type RedactionToolOutput, redactionTool } from './redaction-tool.js';
 export { DEFAULT_FILE_TOKENS, toTranscript } from './to-transcript.js';

@@ -2,7 +2,8 @@ import { LRUCache } from 'lru-cache';
 import { TokenCalibration } from '../counting/calibration.js';
 import { gptTokenizerCounter } from '../counting/gpt-tokenizer-counter.js';
 import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js';
-import { MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
+import { EmbeddingCache } from '../embeddings/embedder.js';
+import { type EmbedderError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
 import { budgetLimits } from '../options/budget.js';
 import { lookupContextWindow } from '../options/context-windows.js';
 import { type EngineSettings, engineSettings } from '../options/engine-settings.js';
@@ -58,6 +59,7 @@ export class CompressionEngine {
   private readonly placeholderTokens = new LRUCache<string, number>({ max: EDITED_MESSAGE_CACHE_SIZE });
   private readonly statePairs = new WeakMap<SessionState, readonly Message[]>();
   private readonly recalls: RecallStage;
+  private readonly embeddings: EmbeddingCache | undefined;
   private readonly rebinds = new WeakMap<Message, { edited: Message; sent: Message }>();
   private readonly projectionCache: ProjectionCache = {
     edits: new LRUCache<string, ResultEdit | false>({ max: EDITED_MESSAGE_CACHE_SIZE }),
@@ -75,14 +77,21 @@ export class CompressionEngine {
     // (edge runtimes, no WASM loader in bundles) and loaded before the first call rather than at import
     this.meter = new MessageMeter(options.tokenCounter ?? gptTokenizerCounter());
     this.records = new StateRecords(options.store ?? memoryStateStore(), options.stateTtlMs ?? DEFAULT_STATE_TTL_MS);
+    this.embeddings = options.embedder && new EmbeddingCache(options.embedder, options.embedderTimeoutMs);
+    const onEmbedderError = (error: EmbedderError) => options.onError?.({ error, fallback: 'lexical' });
     this.folds = new FoldRunner(
       toSummarizer(options.summarizer ?? extractiveSummarizer()),
       options.summarizerTimeoutMs ?? DEFAULT_SUMMARIZER_TIMEOUT_MS,
       this.meter,
+      this.embeddings,
+      onEmbedderError,
     );
     this.settings = engineSettings(options);
     this.reporter = new CallReporter(options, this.meter);
-    this.recalls = new RecallStage(this.meter, DEFAULT_RECALL_ACKNOWLEDGEMENT);
+    this.recalls = new RecallStage(this.meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, {
+      embeddings: this.embeddings,
+      onEmbedderError,
+    });
     this.stages = {
       settings: this.settings,
       cachePricing: options.cachePricing,
@@ -144,7 +153,7 @@ export class CompressionEngine {
       force: input.force ?? false,
       tokensBefore,
     });
-    const decided = this.recalls.apply(facts, planned, {
+    const decided = await this.recalls.apply(facts, planned, {
       project: (at) => this.project(facts, at),
       total: (projection, at) => this.total(projection, at),
     });

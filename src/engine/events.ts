@@ -39,6 +39,9 @@ export interface CompressEvent {
 /** Reported when something failed but the call went on (a summarizer error, the hard limit not reached). */
 export interface CompressionErrorEvent {
   readonly error: ContextCompressionError;
-  /** What the engine did instead. */
-  readonly fallback: 'sent-uncompressed' | 'dropped-oldest-turns' | 'over-hard-limit';
+  /**
+   * What the engine did instead: sent the prompt uncompressed, dropped the oldest turns, went on over the hard limit,
+   * or (an embedder failure) ranked and compared texts by their words alone.
+   */
+  readonly fallback: 'sent-uncompressed' | 'dropped-oldest-turns' | 'over-hard-limit' | 'lexical';
 }

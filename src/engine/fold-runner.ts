@@ -1,8 +1,9 @@
 import { LRUCache } from 'lru-cache';
 import type { MessageMeter } from '../counting/message-meter.js';
-import { SummarizerError } from '../errors.js';
+import type { EmbeddingCache } from '../embeddings/embedder.js';
+import { type EmbedderError, SummarizerError } from '../errors.js';
 import { fitState } from '../session-state/fit-state.js';
-import { verifySalience } from '../session-state/salience.js';
+import { mergeSimilarQuotes, verifySalience } from '../session-state/salience.js';
 import type { SessionState } from '../session-state/session-state.js';
 import { applyFold, type FoldPlan, messagesToFold } from '../strategies/folding.js';
 import { runSummarizer } from '../summarizers/run-summarizer.js';
@@ -38,6 +39,8 @@ export class FoldRunner {
     private readonly summarizer: Summarizer,
     private readonly timeoutMs: number,
     private readonly meter: MessageMeter,
+    private readonly embeddings: EmbeddingCache | undefined,
+    private readonly onEmbedderError: (error: EmbedderError) => void,
   ) {}
 
   /** Whether folding waits for this conversation after a recent failure. */
@@ -55,7 +58,8 @@ export class FoldRunner {
       const summarized = await this.summarize(key, folded, point.state);
       this.failures.delete(facts.conversation);
       const { state, rejected } = verifySalience(summarized, point.state, folded);
-      const fitted = fitState(state, facts.limits.maxStateTokens, this.meter);
+      const merged = await mergeSimilarQuotes(state, this.embeddings, this.onEmbedderError);
+      const fitted = fitState(merged, facts.limits.maxStateTokens, this.meter);
       return {
         point: applyFold(point, plan.cut, fitted),
         summarizerMs: performance.now() - started,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { TokenCounter } from '../counting/token-counter.js';
+import { type Embedder, isEmbedder } from '../embeddings/embedder.js';
 import type { CompressEvent, CompressionErrorEvent } from '../engine/events.js';
 import { InvalidOptionError } from '../errors.js';
 import type { StateStore } from '../store/state-store.js';
@@ -91,6 +92,15 @@ export interface CompressionOptions {
    * prompt with its turn. `false` turns it off. @default { budgetShare: DEFAULT_RECALL_SHARE } (0.1)
    */
   recall?: { budgetShare?: number } | false;
+  /**
+   * Vectors for recall ranking (fused with BM25) and for merging near-duplicate salience quotes: a LangChain
+   * `Embeddings`, `transformersEmbedder({ model })` (a local model, no API key), or in the AI SDK adapter an embedding
+   * model. Each text is embedded once per engine; when the embedder fails or is slower than `embedderTimeoutMs`, the
+   * call ranks by words alone and `onError` is told. @default none: offline, lexical and deterministic
+   */
+  embedder?: Embedder;
+  /** Milliseconds a call waits for the embedder before ranking by words alone. @default 10000 */
+  embedderTimeoutMs?: number;
   /** Called by each call that changed what the model sees: a fold, a drop, or a newly shortened tool result. */
   onCompress?: (event: CompressEvent) => void;
   /** Called when something failed and the engine fell back; the user's call still goes on. */
@@ -112,6 +122,7 @@ const OptionsSchema = z.object({
   hardLimit: z.number().gt(0).lte(1).optional(),
   maxToolResultTokens: positiveInt.optional(),
   summarizerTimeoutMs: positiveInt.optional(),
+  embedderTimeoutMs: positiveInt.optional(),
   stateTtlMs: positiveInt.optional(),
   namespace: z.string().optional(),
   awarenessBlock: z.string().optional(),
@@ -192,7 +203,14 @@ export function validateOptions(options: CompressionOptions): void {
       throw new InvalidOptionError({ option: name, message: 'expected a function' });
     }
   }
-  const { summarizer, store, tokenCounter } = options;
+  const { summarizer, store, tokenCounter, embedder } = options;
+  if (embedder !== undefined && !isEmbedder(embedder)) {
+    throw new InvalidOptionError({
+      option: 'embedder',
+      message:
+        'expected an object with embedDocuments(texts) and embedQuery(text) (a LangChain Embeddings, transformersEmbedder(), or an AI SDK embedding model in the AI SDK adapter)',
+    });
+  }
   if (
     summarizer !== undefined &&
     typeof summarizer !== 'function' &&

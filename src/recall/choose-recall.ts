@@ -3,7 +3,8 @@ import type { CallFacts } from '../engine/call-facts.js';
 import type { CompressionPoint } from '../engine/compression-point.js';
 import { type Message, messageText } from '../transcript/transcript.js';
 import type { RecallChunk } from './recall-chunks.js';
-import type { RecallIndex } from './recall-index.js';
+import type { RecallHit } from './recall-index.js';
+import type { RecallQuery } from './recall-ranking.js';
 import { renderRecallEntry } from './render-recall.js';
 
 /** Tokens a recalled entry costs beyond its text: its JSON keys, quotes and indentation. */
@@ -15,18 +16,18 @@ const MAX_HITS = 60;
 
 /**
  * Which earlier material to quote before the latest user message: the chunks of hidden messages (folded into the
- * state, or masked tool results) that BM25 ranks best against it, best first within `budgetTokens`, then put back in
- * conversation order. A question takes its best matches; any other message only those that match it better than
+ * state, or masked tool results) that rank best against it (BM25, fused with an embedder's ranking when one is
+ * configured), best first within `budgetTokens`, then put back in conversation order. A question takes its best matches; any other message only those that match it better than
  * anything the model still sees, so a remark about what is in view recalls nothing and a reference to something that
  * left the prompt recalls it. Never quoted: kept messages, the pinned message, chunks a block in view already
  * quotes, results the model redacted, chunks that only repeat the message. Undefined when the latest user message is
  * not in view, already has its choice, or nothing before it is hidden.
  */
-export function chooseRecall({
+export async function chooseRecall({
   facts,
   point,
   pinned,
-  index,
+  rank,
   budgetTokens,
   meter,
 }: {
@@ -34,10 +35,11 @@ export function chooseRecall({
   point: CompressionPoint;
   /** The user message pinned after the state pair, or -1. */
   pinned: number;
-  index: RecallIndex;
+  /** Ranks the chunks of the history against the query, best first (BM25, or fused with an embedder's ranking). */
+  rank: (query: RecallQuery) => Promise<RecallHit[]>;
   budgetTokens: number;
   meter: MessageMeter;
-}): { at: number; items: string[] } | undefined {
+}): Promise<{ at: number; items: string[] } | undefined> {
   const at = facts.messages.findLastIndex((message) => message.role === 'user');
   if (at < point.coveredCount || point.recalls.has(at)) return undefined;
   const maskedMessages = new Set<number>();
@@ -58,7 +60,11 @@ export function chooseRecall({
     const site = facts.siteByKey.get(key);
     if (site) redacted.add(site.messageIndex);
   }
-  const hits = index.search({
+  // Nothing before the message in view: the fold that just condensed it would be undone by quoting it back.
+  let visible = false;
+  for (let index = point.coveredCount; index < at && !visible; index++) visible = !maskedMessages.has(index);
+  if (!visible) return { at, items: [] };
+  const hits = await rank({
     conversation: facts.conversation,
     messages: facts.messages,
     prefixHashes: facts.prefixHashes,
@@ -66,10 +72,6 @@ export function chooseRecall({
     query,
     keep: (chunk) => !redacted.has(chunk.message),
   });
-  // Nothing before the message in view: the fold that just condensed it would be undone by quoting it back.
-  let visible = false;
-  for (let index = point.coveredCount; index < at && !visible; index++) visible = !maskedMessages.has(index);
-  if (!visible) return { at, items: [] };
   // In a conversation between people a question recalls its best matches. Anything else, and any message where the
   // assistant acts with tools (its view is dense with the work at hand, and a block stays for the whole tool loop),
   // recalls only what matches it better than the best match the model can already read: a reference to something

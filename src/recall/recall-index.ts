@@ -77,6 +77,22 @@ export class RecallIndex {
     return hits.map((hit) => ({ chunk: indexed.chunks.get(hit.id) as RecallChunk, score: hit.score }));
   }
 
+  /** Every chunk of the messages before `through`, in conversation order. */
+  chunks({
+    conversation,
+    messages,
+    prefixHashes,
+    through,
+  }: {
+    conversation: string;
+    messages: readonly Message[];
+    prefixHashes: readonly number[];
+    through: number;
+  }): RecallChunk[] {
+    const indexed = this.indexed(conversation, messages, prefixHashes, through);
+    return indexed.ids.flatMap((ids) => ids.map((id) => indexed.chunks.get(id) as RecallChunk));
+  }
+
   private indexed(
     conversation: string,
     messages: readonly Message[],

@@ -1,13 +1,16 @@
 import type { MessageMeter } from '../counting/message-meter.js';
+import type { EmbeddingCache } from '../embeddings/embedder.js';
 import type { CallFacts } from '../engine/call-facts.js';
 import type { CompressionPoint } from '../engine/compression-point.js';
 import type { Decided } from '../engine/decide.js';
 import type { Projection } from '../engine/projection.js';
+import type { EmbedderError } from '../errors.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
 import { chooseRecall } from './choose-recall.js';
 import { type RecallBlock, RecallBlocks } from './recall-blocks.js';
 import { recalledChunks } from './recall-chunks.js';
 import { RecallIndex } from './recall-index.js';
+import { RecallRanking } from './recall-ranking.js';
 
 /** Tokens of a recall block beyond its entries: the tags and the acknowledgement. */
 const RECALL_PAIR_TOKENS = 24;
@@ -18,14 +21,16 @@ const RECALL_PAIR_TOKENS = 24;
  * within the recall budget and under the hard limit. Later calls of the turn reuse the stored choice.
  */
 export class RecallStage {
-  private readonly index = new RecallIndex();
+  private readonly ranking: RecallRanking;
   private readonly blocks: RecallBlocks;
 
   constructor(
     private readonly meter: MessageMeter,
     acknowledgement: string,
+    { embeddings, onEmbedderError }: { embeddings?: EmbeddingCache; onEmbedderError: (error: EmbedderError) => void },
   ) {
     this.blocks = new RecallBlocks(meter, acknowledgement);
+    this.ranking = new RecallRanking(new RecallIndex(), embeddings, onEmbedderError);
   }
 
   /** The block made for the user message at `at`, undefined when it quotes nothing. */
@@ -39,7 +44,7 @@ export class RecallStage {
     return chunk ? JSON.stringify(chunk.text).replace(/[<>&]/g, '      ').length : 0;
   }
 
-  apply(
+  async apply(
     facts: CallFacts,
     decided: Decided,
     {
@@ -49,7 +54,7 @@ export class RecallStage {
       project: (point: CompressionPoint) => Projection;
       total: (projection: Projection, point: CompressionPoint) => number;
     },
-  ): Decided {
+  ): Promise<Decided> {
     const { limits } = facts;
     if (limits.maxRecallTokens <= 0) return decided;
     let { point, projection } = decided;
@@ -85,11 +90,11 @@ export class RecallStage {
     }
 
     const room = Math.min(limits.maxRecallTokens, limits.hardLimit - total(projection, point)) - RECALL_PAIR_TOKENS;
-    const choice = chooseRecall({
+    const choice = await chooseRecall({
       facts,
       point,
       pinned: projection.layout.pinned(point.coveredCount),
-      index: this.index,
+      rank: (query) => this.ranking.rank(query),
       budgetTokens: Math.max(0, room),
       meter: this.meter,
     });

@@ -1,0 +1,76 @@
+import { cosine, type EmbeddingCache } from '../embeddings/embedder.js';
+import { EmbedderError } from '../errors.js';
+import type { Message } from '../transcript/transcript.js';
+import type { RecallChunk } from './recall-chunks.js';
+import type { RecallHit, RecallIndex } from './recall-index.js';
+
+/** What to rank: the chunks of the messages before `through` that pass `keep`, against `query`. */
+export interface RecallQuery {
+  readonly conversation: string;
+  readonly messages: readonly Message[];
+  readonly prefixHashes: readonly number[];
+  readonly through: number;
+  readonly query: string;
+  readonly keep: (chunk: RecallChunk) => boolean;
+}
+
+/** Reciprocal-rank-fusion constant: how much the lower ranks of each list still weigh (60 is the usual choice). */
+const FUSION_K = 60;
+/** Longest query text embedded, in characters (as for the lexical query). */
+const MAX_QUERY_CHARS = 4_000;
+
+/**
+ * Ranks chunks for recall: BM25 alone by default; with an embedder, BM25 and cosine similarity fused by reciprocal
+ * rank (each list adds `1 / (60 + rank)`), so a chunk that says the same thing in other words is found and one that
+ * shares the rare words is not lost. When the embedder fails or is too slow, the call ranks lexically and the
+ * failure goes to `onError`.
+ */
+export class RecallRanking {
+  constructor(
+    private readonly index: RecallIndex,
+    private readonly embeddings: EmbeddingCache | undefined,
+    private readonly onError: (error: EmbedderError) => void,
+  ) {}
+
+  async rank(query: RecallQuery): Promise<RecallHit[]> {
+    const lexical = this.index.search(query);
+    if (!this.embeddings) return lexical;
+    const candidates = this.index.chunks(query).filter(query.keep);
+    if (candidates.length === 0) return lexical;
+    try {
+      const [vectors, asked] = await Promise.all([
+        this.embeddings.documents(candidates.map((chunk) => chunk.text)),
+        this.embeddings.query(query.query.slice(0, MAX_QUERY_CHARS)),
+      ]);
+      const semantic = candidates.map((chunk, index) => ({
+        chunk,
+        score: cosine(vectors[index] as Float32Array, asked),
+      }));
+      return fuseRankings(lexical, semantic);
+    } catch (error) {
+      if (!EmbedderError.isInstance(error)) throw error;
+      this.onError(error);
+      return lexical;
+    }
+  }
+}
+
+/**
+ * Reciprocal rank fusion of a lexical and a semantic ranking: each list adds `1 / (60 + rank)` for every chunk it
+ * holds (the semantic list only chunks more similar than orthogonal). Best first; ties in conversation order.
+ */
+export function fuseRankings(lexical: readonly RecallHit[], semantic: readonly RecallHit[]): RecallHit[] {
+  const fused = new Map<string, { chunk: RecallChunk; score: number }>();
+  const add = (hits: readonly RecallHit[]) => {
+    hits.forEach(({ chunk }, rank) => {
+      const entry = fused.get(chunk.id) ?? { chunk, score: 0 };
+      entry.score += 1 / (FUSION_K + rank + 1);
+      fused.set(chunk.id, entry);
+    });
+  };
+  add(lexical);
+  add([...semantic].filter((hit) => hit.score > 0).sort((a, b) => b.score - a.score));
+  return [...fused.values()].sort(
+    (a, b) => b.score - a.score || a.chunk.message - b.chunk.message || a.chunk.id.localeCompare(b.chunk.id),
+  );
+}
