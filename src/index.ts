@@ -59,7 +59,7 @@ export {
   memoryStateStore,
   type StateStore,
 } from './store/state-store.js';
-export { truncateHeadAndTail } from './strategies/truncate-tool-result.js';
+export { truncateHeadAndTail } from './strategies/head-and-tail.js';
 export {
   DEFAULT_MASKING_OPTIONS,
   type MaskingOptions,
@@ -76,6 +76,7 @@ export {
   type RejectedRedaction,
   validateRedaction,
 } from './strategies/redaction.js';
+export { shortenByRelevance } from './strategies/shorten-by-relevance.js';
 export {
   DEFAULT_EXTRACTIVE_SUMMARIZER_OPTIONS,
   type ExtractiveSummarizerOptions,

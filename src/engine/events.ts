@@ -19,7 +19,7 @@ export interface CompressEvent {
   readonly observationsMasked: { readonly count: number; readonly tokensFreed: number };
   /** Tool results this call newly replaced on the model's request (the redaction tool), and the tokens freed. */
   readonly observationsRedacted: { readonly count: number; readonly tokensFreed: number };
-  /** Tool results this call newly shortened head-and-tail because each alone was too large (earlier calls' cuts are not counted again). */
+  /** Tool results this call newly shortened (by relevance, every block kept or named) because each alone was too large (earlier calls' cuts are not counted again). */
   readonly toolResultsTruncated: number;
   /**
    * The recall block this call placed before the latest user message (chunks quoted and tokens, 0 when none), and

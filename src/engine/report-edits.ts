@@ -44,7 +44,7 @@ export function reportEdits({
       trigger: 'oversized-result',
       scope: { kind: 'observations', toolCallIds: view.truncatedIds },
       confidence: 1,
-      details: `${view.truncatedIds.length} tool results over ${limits.maxToolResultTokens} tokens shortened head-and-tail`,
+      details: `${view.truncatedIds.length} tool results over ${limits.maxToolResultTokens} tokens shortened by relevance to their request (every block kept or named)`,
     });
   }
   const redacted = { count: 0, tokensFreed: 0 };

@@ -17,7 +17,7 @@ export const DEFAULT_COMPRESS_AT = 0.7;
 export const DEFAULT_COMPRESS_TO = 0.6;
 /** Share of the budget never exceeded: past it the oldest whole turns are dropped. */
 export const DEFAULT_HARD_LIMIT = 0.85;
-/** Share of the budget a single tool result may take before it is shortened head-and-tail. */
+/** Share of the budget a single tool result may take before it is shortened by relevance (`shortenByRelevance`). */
 export const DEFAULT_MAX_TOOL_RESULT_SHARE = 0.3;
 /** Share of the budget a recall block may take. */
 export const DEFAULT_RECALL_SHARE = 0.1;
@@ -38,7 +38,7 @@ export interface CompressionOptions {
   compressTo?: number;
   /** Never exceed this share of the budget; the oldest whole turns are dropped if all else failed. @default 0.85 */
   hardLimit?: number;
-  /** A tool result larger than this is shortened head-and-tail. @default 30% of the budget */
+  /** A tool result larger than this is shortened by relevance, every block still present. @default 30% of the budget */
   maxToolResultTokens?: number;
   /** Folds evicted messages into the session state. @default the offline extractive summarizer */
   summarizer?: Summarizer | SummarizeFunction;

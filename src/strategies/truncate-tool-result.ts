@@ -1,39 +1,6 @@
 import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js';
-import type { TokenCounter } from '../counting/token-counter.js';
-import type { Message } from '../transcript/transcript.js';
-
-/** Share of the kept tokens taken from the start of an output; the rest comes from its end. */
-export const DEFAULT_HEAD_SHARE = 0.6;
-
-/**
- * Shortens a text to about `maxTokens` by keeping its head and its tail and putting a marker in the middle that
- * says how much was cut. Cuts at line breaks when there are lines, so log and file excerpts stay readable.
- * Deterministic: the same text and limit always give the same result, so the prompt prefix stays cache-stable.
- */
-export function truncateHeadAndTail(
-  text: string,
-  maxTokens: number,
-  counter: TokenCounter,
-  /** The text's tokens when the caller counted them already. */
-  knownTokens?: number,
-): string {
-  const tokens = knownTokens ?? counter.count(text);
-  if (tokens <= maxTokens) return text;
-  const charsPerToken = text.length / Math.max(tokens, 1);
-  const budgetChars = Math.max(0, Math.floor(maxTokens * charsPerToken) - 120);
-  let headEnd = Math.floor(budgetChars * DEFAULT_HEAD_SHARE);
-  let tailStart = text.length - (budgetChars - headEnd);
-  const headBreak = text.lastIndexOf('\n', headEnd);
-  if (headBreak > headEnd * 0.5) headEnd = headBreak + 1;
-  const tailBreak = text.indexOf('\n', tailStart);
-  if (tailBreak !== -1 && tailBreak - tailStart < (text.length - tailStart) * 0.5) tailStart = tailBreak + 1;
-  if (tailStart < headEnd) tailStart = headEnd;
-  const cut = text.slice(headEnd, tailStart);
-  const cutLines = cut.split('\n').length - 1;
-  const cutTokens = Math.max(0, tokens - counter.count(text.slice(0, headEnd)) - counter.count(text.slice(tailStart)));
-  const marker = `\n[... ${cutLines > 0 ? `${cutLines} lines, ` : ''}about ${cutTokens} tokens (${cut.length} characters) cut from the middle of this output ...]\n`;
-  return text.slice(0, headEnd) + marker + text.slice(tailStart);
-}
+import { type Message, messageText } from '../transcript/transcript.js';
+import { shortenByRelevance } from './shorten-by-relevance.js';
 
 /** Messages with oversized tool results shortened, their token counts, and which calls were shortened. */
 export interface TruncatedMessages {
@@ -46,8 +13,31 @@ export interface TruncatedMessages {
 /** Shortened messages by the message they were cut from, with the limit they were cut to; kept by the engine. */
 export type TruncationMemo = WeakMap<Message, { readonly maxTokens: number; readonly message: Message }>;
 
+/** Characters of the user's latest message taken as context for shortening a result. */
+const MAX_REQUEST_CHARS = 2_000;
+
 /**
- * Shortens every tool result above `maxTokens`, keeping its call, id and pairing. Messages without such a result
+ * What a tool result was asked for: the latest user message before it and the call that produced it (name and
+ * arguments). Read only from messages before the result, which never change, so its cut is the same on every call.
+ */
+function requestOf(messages: readonly Message[], index: number, callId: string): string {
+  let call = '';
+  for (let at = index - 1; at >= 0; at--) {
+    const message = messages[at] as Message;
+    if (message.role === 'assistant' && call === '') {
+      for (const part of message.parts) {
+        if (part.type === 'tool-call' && part.id === callId) call = `${part.name} ${JSON.stringify(part.args) ?? ''}`;
+      }
+    }
+    if (message.role === 'user' && !message.synthetic)
+      return `${messageText(message).slice(0, MAX_REQUEST_CHARS)}\n${call}`;
+  }
+  return call;
+}
+
+/**
+ * Shortens every tool result above `maxTokens` by relevance to what it was asked for (`shortenByRelevance`: every
+ * block present, the relevant ones verbatim), keeping its call, id and pairing. Messages without such a result
  * are returned as the same objects, so adapters hand them back untouched. With a memo, a message is cut once and
  * its cut reused as long as the same message object comes back.
  */
@@ -85,7 +75,10 @@ export function truncateOversizedResults(
       truncatedIds.push(part.callId);
       return {
         ...part,
-        output: truncateHeadAndTail(part.output, maxTokens, meter.counter, outputTokens),
+        output: shortenByRelevance(part.output, maxTokens, meter.counter, {
+          context: requestOf(messages, index, part.callId),
+          knownTokens: outputTokens,
+        }),
         edited: true,
         edit: 'truncated',
       } as const;

@@ -16,13 +16,13 @@ import type { Message } from '../transcript/transcript.js';
 export interface PromptView {
   readonly messages: readonly Message[];
   readonly tokens: readonly number[];
-  /** Tool calls whose results were shortened head-and-tail because each alone was too large. */
+  /** Tool calls whose results were shortened (by relevance) because each alone was too large. */
   readonly truncatedIds: readonly string[];
 }
 
 /**
  * Builds what the model sees from `from` on: masked and redacted results become placeholders, then any remaining
- * result too large on its own is shortened head-and-tail. Messages before `from` are folded and not rebuilt.
+ * result too large on its own is shortened by relevance. Messages before `from` are folded and not rebuilt.
  */
 export function buildView({
   messages,
@@ -81,7 +81,7 @@ export function buildView({
 }
 
 /**
- * The tool results this call's view shortened head-and-tail from `from` on that the previous prompt of the
+ * The tool results this call's view shortened from `from` on that the previous prompt of the
  * conversation did not already show shortened (`previous`: keys of the results it showed shortened), and the tokens
  * each cut saved; `shown` holds the keys of every shortened result this view shows, for the next call.
  */

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { MessageMeter } from '../../src/counting/message-meter.js';
 import { tiktokenCounter } from '../../src/counting/tiktoken-counter.js';
 import { approximateCounter } from '../../src/counting/token-counter.js';
-import { truncateHeadAndTail, truncateOversizedResults } from '../../src/strategies/truncate-tool-result.js';
+import { truncateHeadAndTail } from '../../src/strategies/head-and-tail.js';
+import { truncateOversizedResults } from '../../src/strategies/truncate-tool-result.js';
 import { findPairingProblems } from '../../src/transcript/tool-pairs.js';
 import type { Message } from '../../src/transcript/transcript.js';
 
