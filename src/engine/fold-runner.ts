@@ -5,6 +5,7 @@ import { type EmbedderError, SummarizerError } from '../errors.js';
 import { fitState } from '../session-state/fit-state.js';
 import { mergeSimilarQuotes, verifySalience } from '../session-state/salience.js';
 import type { SessionState } from '../session-state/session-state.js';
+import { timelineEntry, withoutTimeline } from '../session-state/timeline.js';
 import { applyFold, type FoldPlan, messagesToFold } from '../strategies/folding.js';
 import { runSummarizer } from '../summarizers/run-summarizer.js';
 import type { Summarizer } from '../summarizers/summarizer.js';
@@ -55,11 +56,16 @@ export class FoldRunner {
     try {
       const key = `${facts.namespace}\u0000${facts.prefixHashes[plan.cut]}`;
       const folded = messagesToFold(facts, point, plan.cut, this.meter);
-      const summarized = await this.summarize(key, folded, point.state);
+      // the timeline is the engine's: summarizers neither see nor write it
+      const summarized = await this.summarize(key, folded, point.state && withoutTimeline(point.state));
       this.failures.delete(facts.conversation);
       const { state, rejected } = verifySalience(summarized, point.state, folded);
       const merged = await mergeSimilarQuotes(state, this.embeddings, this.onEmbedderError);
-      const fitted = fitState(merged, facts.limits.maxStateTokens, this.meter);
+      const timeline = [
+        ...(point.state?.timeline ?? []),
+        timelineEntry({ messages: facts.messages, span: folded, from: point.coveredCount, to: plan.cut }),
+      ];
+      const fitted = fitState({ ...merged, timeline }, facts.limits.maxStateTokens, this.meter);
       return {
         point: applyFold(point, plan.cut, fitted),
         summarizerMs: performance.now() - started,

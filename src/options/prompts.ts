@@ -9,6 +9,7 @@ Earlier parts of this conversation may have been condensed to save space. If so,
 <session_state> block (JSON) with what was kept:
 - logos: established facts, decisions, constraints, names, values and paths. Treat them as true and binding.
 - salience: exact quotes of what matters most.
+- timeline: which earlier messages were condensed (#first-last), when, who spoke, and their key terms.
 - pathos: the tone and style of the exchange. Keep to it.
 - abstract: ideas the user already knows. Do not explain them again.
 - conversationSummary: how the conversation got here.

@@ -16,6 +16,14 @@ export const SessionStateSchema = z.object({
     .array(z.string())
     .optional()
     .describe("Exact quotes, character for character, of what is most critical to the user's goal."),
+  /**
+   * Kept by the engine, not by summarizers: one entry per folded span (`#13-40 · 8 May 2023 · Caroline, Melanie:
+   * key, terms`), its detail by its relevance to the conversation when it was folded, every span present.
+   */
+  timeline: z
+    .array(z.string())
+    .optional()
+    .describe('Which messages were condensed, when, who spoke, and their key terms (kept by the engine).'),
   /** A two to three sentence bridge: what happened and where things stand. */
   conversationSummary: z.string().describe('Two or three sentences: what happened and where things stand.'),
 });
@@ -28,7 +36,7 @@ export type SessionState = z.infer<typeof SessionStateSchema>;
  * (OpenAI's strict JSON schema) need every field. Its answer is read with `SessionStateSchema`, so a model that
  * leaves the quotes out still folds.
  */
-export const SummarizerOutputSchema = SessionStateSchema.extend({
+export const SummarizerOutputSchema = SessionStateSchema.omit({ timeline: true }).extend({
   salience: z
     .array(z.string())
     .describe(

@@ -1,0 +1,138 @@
+import { eng } from 'stopword';
+import type { MessageMeter } from '../counting/message-meter.js';
+import { type Message, messageText } from '../transcript/transcript.js';
+import type { SessionState } from './session-state.js';
+
+/** Largest share of the state's bound that the timeline may take. */
+export const TIMELINE_SHARE_OF_STATE = 0.15;
+/** Key terms of a span: fewest (nothing in it relates to the conversation now) and most (all of it does). */
+const MIN_TERMS = 4;
+const MAX_TERMS = 12;
+/** Terms a span keeps at least once the timeline is shortened, before spans are merged. */
+const SHORTEST_TERMS = 3;
+/** Speakers named per span. */
+const MAX_SPEAKERS = 4;
+/** Characters of the conversation's latest messages read for what it is about now. */
+const RECENT_CHARS = 6_000;
+
+const STOPWORDS = new Set(eng);
+const MONTH = '(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?';
+/** Dates as people and programs write them: `8 May, 2023`, `May 8th 2023`, `2023-05-08`. */
+const DATE = new RegExp(
+  `\\b(?:\\d{1,2}(?:st|nd|rd|th)? ${MONTH},? \\d{4}|${MONTH} \\d{1,2}(?:st|nd|rd|th)?,? \\d{4}|\\d{4}-\\d{2}-\\d{2})\\b`,
+  'gi',
+);
+/** A chat transcript's speaker prefix: `Caroline: ...`. */
+const SPEAKER = /^([\p{Lu}][\p{L}'’.-]*(?: [\p{Lu}][\p{L}'’.-]*)?):\s/u;
+/** A timeline entry: `#13-40 · 8 May 2023 · Caroline, Melanie: term, term`. */
+const ENTRY = /^#(\d+)-(\d+)((?: · [^:]*)?): (.*)$/s;
+
+function wordsOf(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}][\p{L}\p{N}'’-]*[\p{L}\p{N}]|\p{N}{2,}/gu) ?? []).filter(
+    (word) => word.length >= 4 && !STOPWORDS.has(word),
+  );
+}
+
+/**
+ * The timeline entry of a folded span, so folded turns never vanish without a trace: where it was (message numbers),
+ * when (the first and last dates its messages write, if any), who spoke (names of a chat transcript's `Name:`
+ * prefixes, else the roles), and its key terms: frequent in the span and rare in the whole history. Its detail
+ * follows its relevance to the conversation now (the first user message, which usually states the goal, and the
+ * latest messages): a span that shares many terms with it keeps up to 12 terms, an unrelated one 4.
+ */
+export function timelineEntry({
+  messages,
+  span,
+  from,
+  to,
+}: {
+  /** The whole history. */
+  messages: readonly Message[];
+  /** The messages folded, as the summarizer saw them (redacted results replaced). */
+  span: readonly Message[];
+  /** Where the span was in the history, `from` inclusive, `to` exclusive. */
+  from: number;
+  to: number;
+}): string {
+  const texts = span.map(messageText);
+  const documents = new Map<string, number>();
+  for (const message of messages)
+    for (const word of new Set(wordsOf(messageText(message)))) {
+      documents.set(word, (documents.get(word) ?? 0) + 1);
+    }
+  const counts = new Map<string, number>();
+  for (const text of texts) for (const word of wordsOf(text)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  const weight = (word: string) =>
+    (counts.get(word) as number) * Math.log(1 + messages.length / (documents.get(word) ?? 1));
+  const ranked = [...counts.keys()].sort((a, b) => weight(b) - weight(a) || a.localeCompare(b));
+
+  // the first user message usually states the goal; inside the span it says nothing about the span's relevance
+  const goal = messages.findIndex((message) => message.role === 'user' && !message.synthetic);
+  let recent = goal !== -1 && (goal < from || goal >= to) ? messageText(messages[goal] as Message) : '';
+  for (let index = messages.length - 1; index >= to && recent.length < RECENT_CHARS; index--) {
+    recent += `\n${messageText(messages[index] as Message)}`;
+  }
+  const now = new Set(wordsOf(recent));
+  const top = ranked.slice(0, MAX_TERMS);
+  const related = top.length === 0 ? 0 : top.filter((word) => now.has(word)).length / top.length;
+  const terms = ranked.slice(0, Math.round(MIN_TERMS + (MAX_TERMS - MIN_TERMS) * Math.min(1, 2 * related)));
+
+  const speakers: string[] = [];
+  for (const [index, message] of span.entries()) {
+    const name = SPEAKER.exec(texts[index] as string)?.[1] ?? (message.role === 'tool' ? 'tools' : message.role);
+    if (!speakers.includes(name) && speakers.length < MAX_SPEAKERS) speakers.push(name);
+  }
+  const dates = texts.flatMap((text) => text.match(DATE) ?? []);
+  const when = dates.length === 0 ? '' : dates[0] === dates.at(-1) ? dates[0] : `${dates[0]} to ${dates.at(-1)}`;
+  const head = [`#${from + 1}-${to}`, when, speakers.join(', ')].filter((piece) => piece !== '').join(' · ');
+  return `${head}: ${terms.join(', ')}`;
+}
+
+/** A state without its timeline, as summarizers get it. */
+export function withoutTimeline(state: SessionState): SessionState {
+  if (state.timeline === undefined) return state;
+  const { timeline: _, ...rest } = state;
+  return rest;
+}
+
+/**
+ * Holds a timeline to `maxTokens` without losing a span: the oldest entries are shortened to their first terms (the
+ * newest keeps its detail), then the oldest neighbours are merged into one entry over both ranges (their first terms, no dates or speakers),
+ * until it fits or a single entry is left.
+ */
+export function fitTimeline(timeline: readonly string[], maxTokens: number, meter: MessageMeter): string[] {
+  let entries = [...timeline];
+  const tokens = () => meter.countText(JSON.stringify(entries));
+  for (let index = 0; index < entries.length - 1 && tokens() > maxTokens; index++) {
+    entries[index] = shorten(entries[index] as string, SHORTEST_TERMS);
+  }
+  while (entries.length > 1 && tokens() > maxTokens) {
+    entries = [merge(entries[0] as string, entries[1] as string), ...entries.slice(2)];
+  }
+  return entries;
+}
+
+function parse(entry: string) {
+  const match = ENTRY.exec(entry);
+  if (!match) return undefined;
+  return {
+    from: match[1] as string,
+    to: match[2] as string,
+    head: match[3] ?? '',
+    terms: (match[4] ?? '').split(', '),
+  };
+}
+
+function shorten(entry: string, count: number): string {
+  const parsed = parse(entry);
+  if (!parsed || parsed.terms.length <= count) return entry;
+  return `#${parsed.from}-${parsed.to}${parsed.head}: ${parsed.terms.slice(0, count).join(', ')}`;
+}
+
+function merge(first: string, second: string): string {
+  const a = parse(first);
+  const b = parse(second);
+  if (!a || !b) return `${first}; ${second}`;
+  const terms = [...new Set([...a.terms.slice(0, 2), ...b.terms.slice(0, 2)])].filter((term) => term !== '');
+  return `#${a.from}-${b.to}: ${terms.join(', ')}`;
+}
