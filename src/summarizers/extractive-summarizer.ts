@@ -84,6 +84,7 @@ function extractSessionState(
   let firstUserText = '';
   let lastUserText = '';
   let lastAssistantText = '';
+  const toolUse = new Map<string, number>();
   for (const message of messages) {
     if (message.synthetic) continue; // engine-made messages repeat the previous state or carry no facts
     counts[message.role]++;
@@ -122,6 +123,7 @@ function extractSessionState(
           lastAssistantText = part.text.trim();
         }
       } else if (part.type === 'tool-call') {
+        toolUse.set(part.name, (toolUse.get(part.name) ?? 0) + 1);
         const call = `${part.name}(${cutText(describeArgs(part.args), 120)})`;
         const candidate = { text: `assistant called ${call}`, score: 1 + signalScore(call), order: candidates.length };
         candidates.push(candidate);
@@ -143,7 +145,15 @@ function extractSessionState(
     logos: selectLogos(candidates, options.maxLogos),
     pathos: pathosOf(userTexts),
     abstract: definedTerms(userTexts, cut),
-    conversationSummary: summaryOf(counts, firstUserText, lastAssistantText || lastUserText, previous),
+    conversationSummary: summaryOf({
+      counts,
+      first: firstUserText,
+      latest: lastAssistantText || lastUserText,
+      previous,
+      who: [...new Set([...speakers].map((key) => key.slice(key.indexOf(':') + 1)))],
+      topics: topicsOf(messages, speakerNames),
+      tools: toolUse,
+    }),
   };
 }
 
@@ -239,20 +249,96 @@ function selectLogos(candidates: readonly Candidate[], maxLogos: number): string
     .map((candidate) => candidate.text);
 }
 
-function summaryOf(counts: Record<Role, number>, first: string, latest: string, previous: SessionState | undefined) {
+/** Topics named in a summary, and the fewest folded messages a word must appear in to be one. */
+const MAX_TOPICS = 6;
+const TOPIC_MESSAGES = 2;
+/** Tools named in a summary, most used first. */
+const MAX_TOOLS = 4;
+
+/**
+ * Words that recur across the folded messages (in two or more of them, five letters or more, not stop words or the
+ * speakers' names), most widespread first: what the folded part was about.
+ */
+function topicsOf(messages: readonly Message[], speakerNames: ReadonlySet<string>): string[] {
+  const spread = new Map<string, number>();
+  for (const message of messages) {
+    if (message.synthetic || (message.role !== 'user' && message.role !== 'assistant')) continue;
+    const words = new Set<string>();
+    for (const part of message.parts) {
+      if (part.type !== 'text') continue;
+      for (const word of part.text.match(/\p{L}{5,}/gu) ?? []) {
+        const lower = word.toLowerCase();
+        if (!TOPIC_STOPWORDS.has(lower) && !speakerNames.has(word)) words.add(lower);
+      }
+    }
+    for (const word of words) spread.set(word, (spread.get(word) ?? 0) + 1);
+  }
+  return [...spread]
+    .filter(([, count]) => count >= TOPIC_MESSAGES)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, MAX_TOPICS)
+    .map(([word]) => word);
+}
+
+/** Common long words that say nothing about a topic. */
+const TOPIC_STOPWORDS = new Set(
+  'about above after again against because before being below between could doing during further having itself might other ought really should their theirs there these thing things think those through under until where which while would yours yourself yourselves always never maybe still going great thanks thank sounds awesome amazing definitely totally pretty something anything everything nothing someone everyone actually probably wanted right little'.split(
+    ' ',
+  ),
+);
+
+/**
+ * The bridge of a fold: who took part and what the folded messages were about (their recurring words, the tools
+ * used), how many were folded, the first request (carried over from earlier folds, so the original task survives
+ * them) and the latest turn.
+ */
+function summaryOf({
+  counts,
+  first,
+  latest,
+  previous,
+  who,
+  topics,
+  tools,
+}: {
+  counts: Record<Role, number>;
+  first: string;
+  latest: string;
+  previous: SessionState | undefined;
+  who: readonly string[];
+  topics: readonly string[];
+  tools: ReadonlyMap<string, number>;
+}) {
   const total = counts.system + counts.user + counts.assistant + counts.tool;
   if (total === 0) return '';
   const after = previous?.conversationSummary ? ' after earlier folds' : '';
-  const parts = [
+  const parts: string[] = [];
+  const people = who.length > 0 ? listed(who) : counts.tool > 0 ? 'The assistant' : 'The user and the assistant';
+  const used = [...tools]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, MAX_TOOLS)
+    .map(([name, count]) => (count > 1 ? `${name} x${count}` : name));
+  if (topics.length > 0 || used.length > 0) {
+    const about = topics.length > 0 ? ` about ${listed(topics)}` : '';
+    parts.push(`${people} ${used.length > 0 ? `worked with ${listed(used)}` : 'talked'}${about}.`);
+  }
+  parts.push(
     `Folded ${total} messages (${counts.user} user, ${counts.assistant} assistant, ${counts.tool} tool)${after}.`,
-  ];
+  );
   const snippet = (text: string) => {
     const cutSnippet = cutText(text.replace(/\s+/g, ' '), SUMMARY_SNIPPET_CHARS);
     return /[.!?…]$/.test(cutSnippet) ? cutSnippet : `${cutSnippet}.`;
   };
-  if (first) parts.push(`First request: ${snippet(first)}`);
+  const earlierFirst = /First request: (.*?)(?: Latest: |$)/s.exec(previous?.conversationSummary ?? '')?.[1];
+  const firstRequest = earlierFirst ?? (first ? snippet(first) : '');
+  if (firstRequest) parts.push(`First request: ${firstRequest}`);
   if (latest && latest !== first) parts.push(`Latest: ${snippet(latest)}`);
   return parts.join(' ');
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function listed(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
 
 function cutText(text: string, maxChars: number): string {

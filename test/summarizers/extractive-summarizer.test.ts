@@ -167,7 +167,7 @@ describe('extractiveSummarizer', () => {
     expect(await summarize(messages)).toMatchInlineSnapshot(`
       {
         "abstract": [],
-        "conversationSummary": "Folded 2 messages (1 user, 1 assistant, 0 tool). First request: Deploy api_v2 to eu-west-1 by Friday. Latest: Decided: blue-green deploy.",
+        "conversationSummary": "The user and the assistant talked about deploy. Folded 2 messages (1 user, 1 assistant, 0 tool). First request: Deploy api_v2 to eu-west-1 by Friday. Latest: Decided: blue-green deploy.",
         "logos": [
           "user: Deploy api_v2 to eu-west-1 by Friday.",
           "assistant: Decided: blue-green deploy.",
@@ -249,7 +249,7 @@ describe('extractiveSummarizer', () => {
     ]);
   });
 
-  it('builds a short summary from counts, the first request and the latest answer', async () => {
+  it('builds a short summary from the tools used, counts, the first request and the latest answer', async () => {
     const state = await summarize([
       text('user', 'Fix the login bug in src/auth.py'),
       call('c1', 'bash', { command: 'pytest' }),
@@ -257,9 +257,32 @@ describe('extractiveSummarizer', () => {
       text('assistant', 'Fixed the hash check; all tests pass now.'),
     ]);
     expect(state.conversationSummary).toBe(
-      'Folded 4 messages (1 user, 2 assistant, 1 tool). First request: Fix the login bug in src/auth.py. ' +
-        'Latest: Fixed the hash check; all tests pass now.',
+      'The assistant worked with bash. Folded 4 messages (1 user, 2 assistant, 1 tool). ' +
+        'First request: Fix the login bug in src/auth.py. Latest: Fixed the hash check; all tests pass now.',
     );
+  });
+
+  it('names who talked and about what, and keeps the first request across folds', async () => {
+    const first = await summarize([
+      text('user', 'Caroline: I joined a pottery class downtown.'),
+      text('assistant', 'Melanie: Pottery! Is the class on weekends?'),
+      text('user', 'Caroline: The class meets on Saturdays; the teacher fires everything in a kiln.'),
+      text('assistant', 'Melanie: A kiln at a pottery class, how fun.'),
+    ]);
+    expect(first.conversationSummary).toMatch(
+      /^Caroline and Melanie talked about (class and pottery|pottery and class)\./,
+    );
+    expect(first.conversationSummary).toContain('First request: Caroline: I joined a pottery class downtown.');
+    const second = await summarize(
+      [
+        text('user', 'Caroline: We adopted a beagle puppy named Biscuit.'),
+        text('assistant', 'Melanie: Biscuit the beagle! Send photos of the puppy.'),
+      ],
+      first,
+    );
+    expect(second.conversationSummary).toContain('after earlier folds');
+    expect(second.conversationSummary).toContain('First request: Caroline: I joined a pottery class downtown.');
+    expect(second.conversationSummary).toContain('talked about beagle, biscuit and puppy');
   });
 
   it('does not mutate its input and returns a valid SessionState', async () => {
