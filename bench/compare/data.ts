@@ -21,6 +21,15 @@ export interface Replay {
 /** The question asked at the end of a conversation, after which evidence retention is measured. */
 export const QUESTION = 'A question about something we talked about earlier: what do you remember of it?';
 
+/** A history whose last message (the user message at question time) is replaced by `text`, in both forms. */
+export function askedAt(history: History, text: string): History {
+  return {
+    instructions: history.instructions,
+    model: [...history.model.slice(0, -1), { role: 'user', content: text }],
+    base: [...history.base.slice(0, -1), new HumanMessage({ content: text, id: 'question' })],
+  };
+}
+
 /** Number of AI SDK messages that `toModelMessages` makes of each prefix of a session. */
 function modelCounts(session: SessionFile): number[] {
   const counts: number[] = [];

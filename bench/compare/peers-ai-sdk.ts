@@ -176,25 +176,37 @@ function contextChefPersisted(): System {
     config:
       'own store + compactModelMessages(store, stand-in, { keepRecentTurns: the most recent turns within 0.8 x (budget - system prompt), the preserveRatio default }) whenever system prompt + store > budget (tiktoken o200k); the compacted store is kept (README: durable compaction)',
     create(setup: Setup): SystemRun {
-      const mock = recordingModel();
       const summarizer = aiSdkStandIn(setup.summarizerCalls);
       const check = oneSystemPrompt('context-chef (persisted)');
-      let store: ModelMessage[] = [];
-      let seen = 0;
-      return {
-        async call(history) {
-          check(history);
-          if (history.model.length < seen) throw new Error('context-chef (persisted): the history shrank');
-          store = [...store, ...history.model.slice(seen)];
-          seen = history.model.length;
-          const room = conversationBudget(setup, history.instructions);
-          if (modelTokens(setup.tokenCounter, store) > room) {
-            const keepRecentTurns = turnsThatFit(setup.tokenCounter, store, Math.floor(room * CHEF_PRESERVE_RATIO));
-            store = await compactModelMessages(store, summarizer, { keepRecentTurns });
-          }
-          return send(mock, mock, history.instructions, store);
-        },
-      };
+      return persistedRun(setup, summarizer, check, [], 0);
+    },
+  };
+}
+
+/** One persisted context-chef run over its own store; a fork goes on from a copy of the store. */
+function persistedRun(
+  setup: Setup,
+  summarizer: ReturnType<typeof aiSdkStandIn>,
+  check: ReturnType<typeof oneSystemPrompt>,
+  initial: readonly ModelMessage[],
+  initialSeen: number,
+): SystemRun {
+  const mock = recordingModel();
+  let store: ModelMessage[] = [...initial];
+  let seen = initialSeen;
+  return {
+    fork: () => persistedRun(setup, summarizer, check, store, seen),
+    async call(history) {
+      check(history);
+      if (history.model.length < seen) throw new Error('context-chef (persisted): the history shrank');
+      store = [...store, ...history.model.slice(seen)];
+      seen = history.model.length;
+      const room = conversationBudget(setup, history.instructions);
+      if (modelTokens(setup.tokenCounter, store) > room) {
+        const keepRecentTurns = turnsThatFit(setup.tokenCounter, store, Math.floor(room * CHEF_PRESERVE_RATIO));
+        store = await compactModelMessages(store, summarizer, { keepRecentTurns });
+      }
+      return send(mock, mock, history.instructions, store);
     },
   };
 }

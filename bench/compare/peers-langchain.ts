@@ -118,11 +118,14 @@ function hookRuntime(middleware: Middleware) {
 
 const SUMMARIZATION = 'LangChain summarizationMiddleware';
 
-function summarizationRun(setup: Setup): SystemRun {
+/** A copy of an agent state: a thread's checkpoint, from which another invoke goes on independently. */
+const copyState = (state: AgentState): AgentState => ({ ...state, messages: [...state.messages] });
+
+function summarizationRun(setup: Setup, state: AgentState = { system: undefined, messages: [], seen: 0 }): SystemRun {
   const count = messagesCounter(setup.tokenCounter);
-  const state: AgentState = { system: undefined, messages: [], seen: 0 };
   let middleware: Middleware | undefined;
   return {
+    fork: () => summarizationRun(setup, copyState(state)),
     call: (history) =>
       failing(SUMMARIZATION, async () => {
         appendNew(state, history, SUMMARIZATION);
@@ -149,9 +152,8 @@ function summarizationRun(setup: Setup): SystemRun {
 
 const CONTEXT_EDITING = 'LangChain contextEditingMiddleware';
 
-function contextEditingRun(setup: Setup): SystemRun {
+function contextEditingRun(setup: Setup, state: AgentState = { system: undefined, messages: [], seen: 0 }): SystemRun {
   const count = messagesCounter(setup.tokenCounter);
-  const state: AgentState = { system: undefined, messages: [], seen: 0 };
   const middleware = contextEditingMiddleware({
     edits: [
       new ClearToolUsesEdit({
@@ -168,6 +170,7 @@ function contextEditingRun(setup: Setup): SystemRun {
     getNumTokensFromMessages: async (messages: BaseMessage[]) => ({ totalCount: count(messages) }),
   };
   return {
+    fork: () => contextEditingRun(setup, copyState(state)),
     call: (history) =>
       failing(CONTEXT_EDITING, async () => {
         appendNew(state, history, CONTEXT_EDITING);

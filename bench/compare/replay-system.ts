@@ -1,7 +1,7 @@
 /** One system over one session: every call measured, and evidence retention at question time for conversations. */
 import { CACHE_READ_PRICE, CACHE_WRITE_PRICE } from '../../examples/lib/replay.js';
 import { messageText, type Transcript } from '../../src/transcript/transcript.js';
-import type { Replay } from './data.js';
+import { askedAt, QUESTION, type Replay } from './data.js';
 import { commonPrefixTokens, evidenceUnits, invalidReasons, measure, retained, sumTokens } from './metrics.js';
 import type { Setup, System } from './types.js';
 
@@ -22,7 +22,13 @@ export interface SessionFigures {
   overheadMs: number[];
   /** Prompt tokens of every call, in order. */
   tokensPerCall: number[];
-  evidence: { retained: number; total: number } | undefined;
+  /**
+   * Conversations: of the questions with evidence (adversarial ones left out), each asked as the last user message of
+   * its own call on the state after the replay, how many found all their evidence in the prompt; per category too.
+   */
+  evidence: { retained: number; total: number; byCategory: Record<string, [number, number]> } | undefined;
+  /** Summarizer calls made by the question calls (a system that compacts when a question arrives). */
+  questionSummarizerCalls: number;
 }
 
 /** Replays a session through a system; throws when the system cannot be driven on it. */
@@ -45,6 +51,7 @@ export async function replaySystem(
     overheadMs: [],
     tokensPerCall: [],
     evidence: undefined,
+    questionSummarizerCalls: 0,
   };
   const run = system.create(setup);
   let firstSystem: string | undefined;
@@ -72,18 +79,36 @@ export async function replaySystem(
     for (const reason of reasons) figures.invalidReasons[reason] = (figures.invalidReasons[reason] ?? 0) + 1;
     onCall();
   }
+  figures.summarizerCalls = setup.summarizerCalls.count;
   if (replay.questionTime) {
-    const units = evidenceUnits(await run.call(replay.questionTime));
-    figures.evidence = { retained: 0, total: 0 };
-    for (const qa of replay.session.qa ?? []) {
-      if (qa.category === 'adversarial' || qa.evidenceIdx.length === 0) continue;
-      figures.evidence.total++;
-      const texts = qa.evidenceIdx.map((index) => replay.session.messages[index]?.content ?? '');
-      if (texts.every((text) => retained(text, units))) figures.evidence.retained++;
+    const questions = (replay.session.qa ?? []).filter(
+      (qa) => qa.category !== 'adversarial' && qa.evidenceIdx.length > 0,
+    );
+    // A run that keeps its state by content (this project: records keyed by history hashes) first gets a generic
+    // question as long as the longest real one: whatever a new user message compacts is compacted there, once, and
+    // every real question, replacing it, finds that state. A run with a state of its own asks each question on a
+    // copy of its state after the replay, as a thread's checkpoint would be resumed.
+    if (!run.fork && questions.length > 0) {
+      const longest = Math.max(...questions.map((qa) => qa.question.length));
+      await run.call(askedAt(replay.questionTime, QUESTION.repeat(Math.ceil(longest / QUESTION.length))));
     }
+    const before = setup.summarizerCalls.count;
+    figures.evidence = { retained: 0, total: 0, byCategory: {} };
+    for (const qa of questions) {
+      const units = evidenceUnits(await (run.fork?.() ?? run).call(askedAt(replay.questionTime, qa.question)));
+      const texts = qa.evidenceIdx.map((index) => replay.session.messages[index]?.content ?? '');
+      const kept = texts.every((text) => retained(text, units));
+      const category = (figures.evidence.byCategory[qa.category] ??= [0, 0]);
+      figures.evidence.total++;
+      category[1]++;
+      if (kept) {
+        figures.evidence.retained++;
+        category[0]++;
+      }
+    }
+    figures.questionSummarizerCalls = setup.summarizerCalls.count - before;
     onCall();
   }
-  figures.summarizerCalls = setup.summarizerCalls.count;
   return figures;
 }
 

@@ -27,7 +27,8 @@ export interface Totals {
   summarizerCalls: number;
   overheadMedianMs: number;
   overheadP95Ms: number;
-  evidence: { retained: number; total: number } | undefined;
+  evidence: { retained: number; total: number; byCategory: Record<string, [number, number]> } | undefined;
+  questionSummarizerCalls: number;
 }
 
 export function totals(figures: SystemFigures, baseline: SystemFigures | undefined): Totals {
@@ -47,6 +48,7 @@ export function totals(figures: SystemFigures, baseline: SystemFigures | undefin
     overheadMedianMs: 0,
     overheadP95Ms: 0,
     evidence: undefined,
+    questionSummarizerCalls: 0,
   };
   const overhead: number[] = [];
   for (const [id, session] of Object.entries(figures.sessions)) {
@@ -64,10 +66,16 @@ export function totals(figures: SystemFigures, baseline: SystemFigures | undefin
       result.invalidReasons[reason] = (result.invalidReasons[reason] ?? 0) + count;
     result.summarizerCalls += session.summarizerCalls;
     overhead.push(...session.overheadMs);
+    result.questionSummarizerCalls += session.questionSummarizerCalls ?? 0;
     if (session.evidence) {
-      result.evidence ??= { retained: 0, total: 0 };
+      result.evidence ??= { retained: 0, total: 0, byCategory: {} };
       result.evidence.retained += session.evidence.retained;
       result.evidence.total += session.evidence.total;
+      for (const [category, [kept, total]] of Object.entries(session.evidence.byCategory ?? {})) {
+        const sum = (result.evidence.byCategory[category] ??= [0, 0]);
+        sum[0] += kept;
+        sum[1] += total;
+      }
     }
   }
   result.overheadMedianMs = percentile(overhead, 0.5);
@@ -109,10 +117,17 @@ function row(figures: SystemFigures, all: number, baseline: SystemFigures | unde
     int(sum.summarizerCalls),
     `${sum.overheadMedianMs.toFixed(2)} / ${sum.overheadP95Ms.toFixed(2)}`,
   ];
-  if (sum.evidence)
+  if (sum.evidence) {
+    const share = ([kept, total]: [number, number]) => `${(total ? (kept / total) * 100 : 0).toFixed(1)}%`;
     cells.push(
-      `${sum.evidence.retained}/${sum.evidence.total} = ${(sum.evidence.total ? (sum.evidence.retained / sum.evidence.total) * 100 : 0).toFixed(1)}%`,
+      `${sum.evidence.retained}/${sum.evidence.total} = ${share([sum.evidence.retained, sum.evidence.total])}`,
+      Object.keys(sum.evidence.byCategory)
+        .sort()
+        .map((category) => `${category} ${share(sum.evidence?.byCategory[category] as [number, number])}`)
+        .join(', '),
+      int(sum.questionSummarizerCalls),
     );
+  }
   const failures = figures.failures.length
     ? `could not be driven on ${figures.failures.length} sessions (saved and x floor are over the others), e.g. ${figures.failures[0]}`
     : '';
@@ -133,7 +148,9 @@ function table(set: DataSet): string {
     'invalid prompts',
     'summarizer calls',
     'ms per call (median / p95)',
-    ...(set.name === 'conversations' ? ['evidence retained'] : []),
+    ...(set.name === 'conversations'
+      ? ['evidence retained (each question asked)', 'by category', 'summarizer calls at question time']
+      : []),
     'notes',
   ];
   const baseline = set.figures.find((figures) => figures.system === 'no compression');
@@ -173,9 +190,13 @@ export function resultsMarkdown(
     '  than the context window. **invalid prompts**: a tool call without its result or a result without its call, an',
     "  empty message, or a system prompt that changed between calls (or lost the caller's).",
     '- **ms per call**: time in the system per model call (mock model, summarizer stand-in included).',
-    '- **evidence retained** (conversations): of the question/answer pairs (adversarial ones left out), the share',
-    '  whose evidence turns are all still in the prompt at question time, verbatim or with at least 80% of their',
-    '  content words in one message or state entry. The question is asked once, after the last turn.',
+    '- **evidence retained** (conversations): each question/answer pair (adversarial ones left out) is asked as the',
+    '  last user message of its own call after the last turn; it counts when every one of its evidence turns is in',
+    '  that prompt verbatim, or with at least 80% of its content words inside one message or one state entry (a state',
+    '  or summary is never pooled into one unit). Systems whose state is keyed by content (this project) first get a',
+    '  generic question as long as the longest real one, so every question finds the same stored state; systems with',
+    '  a state of their own ask each question on a copy of the state after the replay (a resumed checkpoint), and',
+    '  the summarizer calls those question calls make are counted apart.',
     '',
     ...sets.flatMap((set) => [table(set), '']),
     '## The systems',

@@ -41,6 +41,11 @@ export interface Setup {
 export interface SystemRun {
   /** Makes the model call for this history and returns the prompt the model received. */
   call(history: History): Promise<Transcript>;
+  /**
+   * A copy of the run whose calls and this run's never change each other: how each question is asked of the same
+   * state. Absent for runs whose calls depend only on the history they are given (state kept by content, or none).
+   */
+  fork?(): SystemRun;
 }
 
 /** A system under comparison. */
