@@ -5,7 +5,7 @@ import { type EmbedderError, SummarizerError } from '../errors.js';
 import { fitState } from '../session-state/fit-state.js';
 import { mergeSimilarQuotes, verifySalience } from '../session-state/salience.js';
 import type { SessionState } from '../session-state/session-state.js';
-import { timelineEntry, withoutTimeline } from '../session-state/timeline.js';
+import { appendToTimeline, timelineEntry, withoutTimeline } from '../session-state/timeline.js';
 import { applyFold, type FoldPlan, messagesToFold } from '../strategies/folding.js';
 import { runSummarizer } from '../summarizers/run-summarizer.js';
 import type { Summarizer } from '../summarizers/summarizer.js';
@@ -61,10 +61,10 @@ export class FoldRunner {
       this.failures.delete(facts.conversation);
       const { state, rejected } = verifySalience(summarized, point.state, folded);
       const merged = await mergeSimilarQuotes(state, this.embeddings, this.onEmbedderError);
-      const timeline = [
-        ...(point.state?.timeline ?? []),
+      const timeline = appendToTimeline(
+        point.state?.timeline,
         timelineEntry({ messages: facts.messages, span: folded, from: point.coveredCount, to: plan.cut }),
-      ];
+      );
       const fitted = fitState({ ...merged, timeline }, facts.limits.maxStateTokens, this.meter);
       return {
         point: applyFold(point, plan.cut, fitted),

@@ -6,10 +6,14 @@ import type { SessionState } from './session-state.js';
 /** Largest share of the state's bound that the timeline may take. */
 export const TIMELINE_SHARE_OF_STATE = 0.15;
 /** Key terms of a span: fewest (nothing in it relates to the conversation now) and most (all of it does). */
-const MIN_TERMS = 4;
-const MAX_TERMS = 12;
+const MIN_TERMS = 3;
+const MAX_TERMS = 8;
 /** Terms a span keeps at least once the timeline is shortened, before spans are merged. */
 const SHORTEST_TERMS = 3;
+/** Newest entries that keep their full detail; older ones keep `SHORTEST_TERMS` terms. */
+const DETAILED_ENTRIES = 3;
+/** Entries past which the oldest two are merged into one over both ranges. */
+const MAX_ENTRIES = 8;
 /** Speakers named per span. */
 const MAX_SPEAKERS = 4;
 /** Characters of the conversation's latest messages read for what it is about now. */
@@ -22,8 +26,8 @@ const DATE = new RegExp(
   `\\b(?:\\d{1,2}(?:st|nd|rd|th)? ${MONTH},? \\d{4}|${MONTH} \\d{1,2}(?:st|nd|rd|th)?,? \\d{4}|\\d{4}-\\d{2}-\\d{2})\\b`,
   'gi',
 );
-/** A chat transcript's speaker prefix: `Caroline: ...`. */
-const SPEAKER = /^([\p{Lu}][\p{L}'’.-]*(?: [\p{Lu}][\p{L}'’.-]*)?):\s/u;
+/** A chat transcript's speaker prefix: `Caroline: ...` (a name, not an all-caps label such as `THOUGHT:`). */
+const SPEAKER = /^(\p{Lu}\p{Ll}[\p{L}'’.-]*(?: \p{Lu}[\p{L}'’.-]*)?):\s/u;
 /** A timeline entry: `#13-40 · 8 May 2023 · Caroline, Melanie: term, term`. */
 const ENTRY = /^#(\d+)-(\d+)((?: · [^:]*)?): (.*)$/s;
 
@@ -35,10 +39,10 @@ function wordsOf(text: string): string[] {
 
 /**
  * The timeline entry of a folded span, so folded turns never vanish without a trace: where it was (message numbers),
- * when (the first and last dates its messages write, if any), who spoke (names of a chat transcript's `Name:`
- * prefixes, else the roles), and its key terms: frequent in the span and rare in the whole history. Its detail
+ * when (the first and last dates its messages write, if any), who spoke (the names of a chat transcript's `Name:`
+ * prefixes, if any), and its key terms: frequent in the span and rare in the whole history. Its detail
  * follows its relevance to the conversation now (the first user message, which usually states the goal, and the
- * latest messages): a span that shares many terms with it keeps up to 12 terms, an unrelated one 4.
+ * latest messages): a span that shares many terms with it keeps up to 8 terms, an unrelated one 3.
  */
 export function timelineEntry({
   messages,
@@ -77,15 +81,31 @@ export function timelineEntry({
   const related = top.length === 0 ? 0 : top.filter((word) => now.has(word)).length / top.length;
   const terms = ranked.slice(0, Math.round(MIN_TERMS + (MAX_TERMS - MIN_TERMS) * Math.min(1, 2 * related)));
 
+  // names from a transcript's `Name:` prefixes; roles alone say nothing the model does not know
   const speakers: string[] = [];
-  for (const [index, message] of span.entries()) {
-    const name = SPEAKER.exec(texts[index] as string)?.[1] ?? (message.role === 'tool' ? 'tools' : message.role);
-    if (!speakers.includes(name) && speakers.length < MAX_SPEAKERS) speakers.push(name);
+  for (const text of texts) {
+    const name = SPEAKER.exec(text)?.[1];
+    if (name && !speakers.includes(name) && speakers.length < MAX_SPEAKERS) speakers.push(name);
   }
   const dates = texts.flatMap((text) => text.match(DATE) ?? []);
   const when = dates.length === 0 ? '' : dates[0] === dates.at(-1) ? dates[0] : `${dates[0]} to ${dates.at(-1)}`;
   const head = [`#${from + 1}-${to}`, when, speakers.join(', ')].filter((piece) => piece !== '').join(' · ');
   return `${head}: ${terms.join(', ')}`;
+}
+
+/**
+ * A timeline with a new entry: detail decays with age, as in a person's memory of a long conversation. The newest
+ * three entries keep their detail, older ones their first terms, and past eight entries the oldest two become one
+ * over both ranges; no span is dropped. Deterministic, so the state is the same wherever it is computed.
+ */
+export function appendToTimeline(timeline: readonly string[] | undefined, entry: string): string[] {
+  let entries = [...(timeline ?? []), entry];
+  entries = entries.map((each, index) =>
+    index < entries.length - DETAILED_ENTRIES ? shorten(each, SHORTEST_TERMS) : each,
+  );
+  while (entries.length > MAX_ENTRIES)
+    entries = [merge(entries[0] as string, entries[1] as string), ...entries.slice(2)];
+  return entries;
 }
 
 /** A state without its timeline, as summarizers get it. */

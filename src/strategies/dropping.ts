@@ -5,7 +5,7 @@ import type { Projection } from '../engine/projection.js';
 import { fitState } from '../session-state/fit-state.js';
 import { mergeSessionStates } from '../session-state/merge-session-state.js';
 import { EMPTY_SESSION_STATE, type SessionState } from '../session-state/session-state.js';
-import { timelineEntry } from '../session-state/timeline.js';
+import { appendToTimeline, timelineEntry } from '../session-state/timeline.js';
 import { protectedCore } from '../summarizers/protected-core.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
 
@@ -52,10 +52,10 @@ export function planDrop({
   const noted = {
     ...core,
     // the dropped span is named in the timeline like a folded one: never gone without a trace
-    timeline: [
-      ...(state.timeline ?? []),
+    timeline: appendToTimeline(
+      state.timeline,
       timelineEntry({ messages: facts.messages, span: facts.messages.slice(from, cut), from, to: cut }),
-    ],
+    ),
     conversationSummary: `${state.conversationSummary} ${note}`.trim(),
   };
   return {

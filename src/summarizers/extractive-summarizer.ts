@@ -150,7 +150,10 @@ function extractSessionState(
       first: firstUserText,
       latest: lastAssistantText || lastUserText,
       previous,
-      who: [...new Set([...speakers].map((key) => key.slice(key.indexOf(':') + 1)))],
+      // names, not all-caps labels an agent writes before its text (`THOUGHT:`)
+      who: [...new Set([...speakers].map((key) => key.slice(key.indexOf(':') + 1)))].filter((name) =>
+        /\p{Ll}/u.test(name),
+      ),
       topics: topicsOf(messages, speakerNames),
       tools: toolUse,
     }),
@@ -250,7 +253,7 @@ function selectLogos(candidates: readonly Candidate[], maxLogos: number): string
 }
 
 /** Topics named in a summary, and the fewest folded messages a word must appear in to be one. */
-const MAX_TOPICS = 6;
+const MAX_TOPICS = 4;
 const TOPIC_MESSAGES = 2;
 /** Tools named in a summary, most used first. */
 const MAX_TOOLS = 4;
@@ -289,8 +292,7 @@ const TOPIC_STOPWORDS = new Set(
 
 /**
  * The bridge of a fold: who took part and what the folded messages were about (their recurring words, the tools
- * used), how many were folded, the first request (carried over from earlier folds, so the original task survives
- * them) and the latest turn.
+ * used), how many were folded, the first request among them and the latest turn.
  */
 function summaryOf({
   counts,
@@ -329,9 +331,7 @@ function summaryOf({
     const cutSnippet = cutText(text.replace(/\s+/g, ' '), SUMMARY_SNIPPET_CHARS);
     return /[.!?…]$/.test(cutSnippet) ? cutSnippet : `${cutSnippet}.`;
   };
-  const earlierFirst = /First request: (.*?)(?: Latest: |$)/s.exec(previous?.conversationSummary ?? '')?.[1];
-  const firstRequest = earlierFirst ?? (first ? snippet(first) : '');
-  if (firstRequest) parts.push(`First request: ${firstRequest}`);
+  if (first) parts.push(`First request: ${snippet(first)}`);
   if (latest && latest !== first) parts.push(`Latest: ${snippet(latest)}`);
   return parts.join(' ');
 }

@@ -4,7 +4,7 @@ import { approximateCounter } from '../../src/counting/token-counter.js';
 import { fitState } from '../../src/session-state/fit-state.js';
 import { renderSessionState } from '../../src/session-state/render-session-state.js';
 import { EMPTY_SESSION_STATE, SummarizerOutputSchema } from '../../src/session-state/session-state.js';
-import { fitTimeline, timelineEntry } from '../../src/session-state/timeline.js';
+import { appendToTimeline, fitTimeline, timelineEntry } from '../../src/session-state/timeline.js';
 import type { SummarizeInput } from '../../src/summarizers/summarizer.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { chat, setup, text } from '../helpers/fixtures.js';
@@ -34,9 +34,9 @@ describe('timelineEntry', () => {
     expect(terms).not.toContain('pottery'); // not in the span
   });
 
-  it('uses roles when the messages carry no speaker names', () => {
+  it('names no speakers when the messages carry no names (roles say nothing new)', () => {
     const span = [text('user', 'Deploy the billing service to staging.'), text('assistant', 'Deployed billing.')];
-    expect(timelineEntry({ messages: span, span, from: 0, to: 2 })).toMatch(/^#1-2 · user, assistant: billing/);
+    expect(timelineEntry({ messages: span, span, from: 0, to: 2 })).toMatch(/^#1-2: billing/);
   });
 
   it('gives a span related to the conversation now more detail than an unrelated one', () => {
@@ -48,6 +48,25 @@ describe('timelineEntry', () => {
     expect(spanTerms('Any news from the adoption agency about the interview and the counseling job?')).toBeGreaterThan(
       spanTerms('Which glaze should I use for pottery?'),
     );
+  });
+});
+
+describe('appendToTimeline', () => {
+  const entry = (index: number) =>
+    `#${index * 10 + 1}-${index * 10 + 10} · Ann: a${index}, b${index}, c${index}, d${index}, e${index}`;
+
+  it('keeps the newest three entries whole, shortens older ones, merges past eight, and loses no range', () => {
+    let timeline: string[] = [];
+    for (let index = 0; index < 20; index++) timeline = appendToTimeline(timeline, entry(index));
+    expect(timeline).toHaveLength(8);
+    expect(timeline.slice(-3)).toEqual([entry(17), entry(18), entry(19)]);
+    expect(timeline.at(-4)).toBe('#161-170 · Ann: a16, b16, c16');
+    expect(timeline[0]).toMatch(/^#1-\d+: /);
+    const ranges = timeline.map((each) => /^#(\d+)-(\d+)/.exec(each)?.slice(1).map(Number) as number[]);
+    for (let index = 1; index < ranges.length; index++) {
+      expect(ranges[index]?.[0]).toBe((ranges[index - 1]?.[1] as number) + 1);
+    }
+    expect(ranges.at(-1)?.[1]).toBe(200);
   });
 });
 
