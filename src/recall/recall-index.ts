@@ -11,8 +11,26 @@ export interface RecallHit {
   readonly score: number;
 }
 
+/** A chunk as indexed: its text, and the end of the message before it (what it answers or follows: its context). */
+interface Document {
+  readonly id: string;
+  readonly text: string;
+  readonly context: string;
+}
+
+/**
+ * Weight of the words of the message before a chunk, against the chunk's own: half. An answer rarely repeats its
+ * question ("A sunset over the lake." after "What did you paint?"), and a tool result its call; with the context
+ * counted at half, a question that asks about it finds the answer, and the turn that holds the words still ranks
+ * first. On the fixture conversations: evidence retained 57.6% -> 63.6% (25% window) and 68.6% -> 73.2% (50%) at
+ * the same cost (0.25: 61.8% and 72.2%; 1: 62.0% and 72.1%).
+ */
+const CONTEXT_BOOST = 0.5;
+/** Characters of the end of the message before a chunk indexed as its context. */
+const CONTEXT_CHARS = 400;
+
 interface Indexed {
-  readonly search: MiniSearch<RecallChunk>;
+  readonly search: MiniSearch<Document>;
   readonly chunks: Map<string, RecallChunk>;
   /** Chunk ids per indexed message, in order. */
   readonly ids: string[][];
@@ -73,6 +91,7 @@ export class RecallIndex {
     const indexed = this.indexed(conversation, messages, prefixHashes, through);
     const hits = indexed.search.search(query.slice(0, MAX_QUERY_CHARS), {
       filter: (result) => keep(indexed.chunks.get(result.id) as RecallChunk),
+      boost: { context: CONTEXT_BOOST },
     });
     return hits.map((hit) => ({ chunk: indexed.chunks.get(hit.id) as RecallChunk, score: hit.score }));
   }
@@ -111,20 +130,22 @@ export class RecallIndex {
       indexed.search.dirtCount > Math.max(100, indexed.search.documentCount)
     ) {
       indexed = {
-        search: new MiniSearch<RecallChunk>({ fields: ['text'], processTerm, autoVacuum: false }),
+        search: new MiniSearch<Document>({ fields: ['text', 'context'], processTerm, autoVacuum: false }),
         chunks: new Map(),
         ids: [],
         hashes: [prefixHashes[0] as number],
       };
       this.conversations.set(conversation, indexed);
     }
-    const added: RecallChunk[] = [];
+    const added: Document[] = [];
     for (let index = indexed.ids.length; index < through; index++) {
       const chunks = chunksOf(messages[index] as Message, index);
+      const before = index > 0 ? (chunksOf(messages[index - 1] as Message, index - 1).at(-1)?.text ?? '') : '';
+      const context = before.slice(-CONTEXT_CHARS);
       for (const chunk of chunks) indexed.chunks.set(chunk.id, chunk);
       indexed.ids.push(chunks.map((chunk) => chunk.id));
       indexed.hashes.push(prefixHashes[index + 1] as number);
-      added.push(...chunks);
+      for (const chunk of chunks) added.push({ id: chunk.id, text: chunk.text, context });
     }
     if (added.length > 0) {
       indexed.search.addAll(added);

@@ -40,6 +40,11 @@ describe('the recall index', () => {
     expect(search(index, history, 'what is it that they were')).toEqual([]);
   });
 
+  it('finds an answer by the question before it, ranked below the turn that holds the words', () => {
+    const hits = search(new RecallIndex(), history, 'Which colours did I use?');
+    expect(hits.slice(0, 2)).toEqual(['What colours did you use?', 'Mostly orange and a deep blue.']);
+  });
+
   it('holds exactly the messages before `through`, extending and shrinking as calls go', () => {
     const index = new RecallIndex();
     expect(search(index, history, 'orange blue', 3)).toEqual([]);
@@ -49,9 +54,9 @@ describe('the recall index', () => {
 
   it('indexes a forked history again', () => {
     const index = new RecallIndex();
-    expect(search(index, history, 'violin')).toHaveLength(1);
+    expect(search(index, history, 'violin')[0]).toBe('My sister lives in Lisbon and teaches violin.');
     const forked = [text('user', 'My brother plays the cello.'), ...history.slice(1)];
     expect(search(index, forked, 'violin')).toEqual([]);
-    expect(search(index, forked, 'cello')).toEqual(['My brother plays the cello.']);
+    expect(search(index, forked, 'cello')[0]).toBe('My brother plays the cello.');
   });
 });
