@@ -98,7 +98,8 @@ export async function replaySystem(
       const units = evidenceUnits(await (run.fork?.() ?? run).call(askedAt(replay.questionTime, qa.question)));
       const texts = qa.evidenceIdx.map((index) => replay.session.messages[index]?.content ?? '');
       const kept = texts.every((text) => retained(text, units));
-      const category = (figures.evidence.byCategory[qa.category] ??= [0, 0]);
+      const category = figures.evidence.byCategory[qa.category] ?? [0, 0];
+      figures.evidence.byCategory[qa.category] = category;
       figures.evidence.total++;
       category[1]++;
       if (kept) {

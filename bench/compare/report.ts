@@ -72,7 +72,8 @@ export function totals(figures: SystemFigures, baseline: SystemFigures | undefin
       result.evidence.retained += session.evidence.retained;
       result.evidence.total += session.evidence.total;
       for (const [category, [kept, total]] of Object.entries(session.evidence.byCategory ?? {})) {
-        const sum = (result.evidence.byCategory[category] ??= [0, 0]);
+        const sum = result.evidence.byCategory[category] ?? [0, 0];
+        result.evidence.byCategory[category] = sum;
         sum[0] += kept;
         sum[1] += total;
       }
