@@ -5,24 +5,13 @@
  *
  *   npx tsx examples/chat-recall.ts
  */
-import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
-import { generateText, type ModelMessage, wrapLanguageModel } from 'ai';
+import { generateText, type ModelMessage } from 'ai';
 import { withContextCompression } from '../adapters/ai-sdk/index.js';
-import { exampleModel } from './lib/example-model.js';
+import { exampleModel, recordingPrompts } from './lib/example-model.js';
 
-let lastPrompt: LanguageModelV4Prompt = [];
-// a middleware inside the compression one, to print what the model receives
-const seen = wrapLanguageModel({
-  model: exampleModel(),
-  middleware: {
-    specificationVersion: 'v4',
-    transformParams: async ({ params }) => {
-      lastPrompt = params.prompt;
-      return params;
-    },
-  },
-});
-const model = withContextCompression(seen, {
+// inside the compression middleware, to print what the model receives
+const seen = recordingPrompts(exampleModel());
+const model = withContextCompression(seen.model, {
   contextWindow: 4_000,
   onCompress: (event) => {
     if (event.messagesFolded > 0) console.log(`folded ${event.messagesFolded} messages into the session state`);
@@ -48,12 +37,14 @@ for (let turn = 0; turn < 30; turn++) {
 
 messages.push({ role: 'user', content: 'When does my passport expire?' });
 await generateText({ model, instructions, messages });
-const recalled = lastPrompt.find(
-  (message) =>
-    message.role === 'user' &&
-    message.content.some((part) => part.type === 'text' && part.text.startsWith('<recalled_messages>')),
-);
-console.log(`${messages.length} messages in the caller's history, ${lastPrompt.length} in the prompt`);
+const recalled = seen
+  .lastPrompt()
+  .find(
+    (message) =>
+      message.role === 'user' &&
+      message.content.some((part) => part.type === 'text' && part.text.startsWith('<recalled_messages>')),
+  );
+console.log(`${messages.length} messages in the caller's history, ${seen.lastPrompt().length} in the prompt`);
 console.log(
   recalled?.role === 'user' && recalled.content[0]?.type === 'text'
     ? `the recall block before the question:\n${recalled.content[0].text}`

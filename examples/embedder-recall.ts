@@ -10,15 +10,14 @@
  * embedder written here (a few concept dimensions), so the example runs offline and shows the mechanism.
  */
 import { openai } from '@ai-sdk/openai';
-import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
-import { generateText, type ModelMessage, wrapLanguageModel } from 'ai';
+import { generateText, type ModelMessage } from 'ai';
 import {
   type ContextCompressionOptions,
   type Embedder,
   transformersEmbedder,
   withContextCompression,
 } from '../adapters/ai-sdk/index.js';
-import { exampleModel } from './lib/example-model.js';
+import { exampleModel, recordingPrompts } from './lib/example-model.js';
 
 /** Offline stand-in: one dimension per concept, so texts about the same things point the same way. */
 const CONCEPTS = [
@@ -52,18 +51,9 @@ function chooseEmbedder() {
 }
 
 async function run(label: string, embedder: ContextCompressionOptions['embedder']) {
-  let lastPrompt: LanguageModelV4Prompt = [];
-  const seen = wrapLanguageModel({
-    model: exampleModel(),
-    middleware: {
-      specificationVersion: 'v4',
-      transformParams: async ({ params }) => {
-        lastPrompt = params.prompt;
-        return params;
-      },
-    },
-  });
-  const model = withContextCompression(seen, { contextWindow: 4_000, embedder });
+  // the prompt the model receives, after compression
+  const seen = recordingPrompts(exampleModel());
+  const model = withContextCompression(seen.model, { contextWindow: 4_000, embedder });
   const instructions = 'You are a friendly travel assistant.';
   const messages: ModelMessage[] = [
     { role: 'user', content: 'I rented an automobile for the trip: a bright red Fiat 500.' },
@@ -79,7 +69,8 @@ async function run(label: string, embedder: ContextCompressionOptions['embedder'
   }
   messages.push({ role: 'user', content: 'What colour is my car again?' });
   await generateText({ model, instructions, messages });
-  const block = lastPrompt
+  const block = seen
+    .lastPrompt()
     .flatMap((message) => (message.role === 'user' ? message.content : []))
     .find((part) => part.type === 'text' && part.text.startsWith('<recalled_messages>'));
   const text = block?.type === 'text' ? block.text : '';

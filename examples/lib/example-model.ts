@@ -1,5 +1,6 @@
 import { openai } from '@ai-sdk/openai';
-import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 
 /**
@@ -44,4 +45,28 @@ export function exampleModel(): LanguageModelV4 {
       };
     },
   });
+}
+
+/**
+ * `model` wrapped so that the prompt it receives (after any middleware outside it, such as compression) can be
+ * read back: `lastPrompt()` is the prompt of the latest call.
+ */
+export function recordingPrompts(model: LanguageModelV4): {
+  model: LanguageModelV4;
+  lastPrompt: () => LanguageModelV4Prompt;
+} {
+  let last: LanguageModelV4Prompt = [];
+  return {
+    model: wrapLanguageModel({
+      model,
+      middleware: {
+        specificationVersion: 'v4',
+        transformParams: async ({ params }) => {
+          last = params.prompt;
+          return params;
+        },
+      },
+    }),
+    lastPrompt: () => last,
+  };
 }

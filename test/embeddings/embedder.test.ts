@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { Embeddings } from '@langchain/core/embeddings';
 import { HumanMessage } from '@langchain/core/messages';
-import { generateText, type ModelMessage } from 'ai';
+import { generateText } from 'ai';
 import { MockEmbeddingModelV4 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withContextCompression } from '../../adapters/ai-sdk/index.js';
@@ -19,7 +19,7 @@ import { fuseRankings } from '../../src/recall/recall-ranking.js';
 import { mergeSimilarQuotes } from '../../src/session-state/salience.js';
 import { EMPTY_SESSION_STATE } from '../../src/session-state/session-state.js';
 import { type Message, messageText } from '../../src/transcript/transcript.js';
-import { chat, SYSTEM, setup, text } from '../helpers/fixtures.js';
+import { chat, chatModelMessages, SYSTEM, setup, text } from '../helpers/fixtures.js';
 import { echoModel } from '../helpers/mock-model.js';
 import { writeTinyEmbeddingModel } from '../helpers/tiny-embedding-model.js';
 
@@ -190,13 +190,6 @@ describe('salience quotes merged by similarity', () => {
 });
 
 describe('embedders from the frameworks', () => {
-  const modelMessages = (messages: readonly Message[]): ModelMessage[] =>
-    messages.map((message) =>
-      message.role === 'user'
-        ? { role: 'user', content: messageText(message) }
-        : { role: 'assistant', content: messageText(message) },
-    );
-
   it('AI SDK: an embedding model is called through embedMany and ranks recall', async () => {
     const embeddingModel = new MockEmbeddingModelV4({
       doEmbed: async ({ values }) => ({ embeddings: values.map(groupVector), warnings: [] }),
@@ -208,7 +201,7 @@ describe('embedders from the frameworks', () => {
       tokenCounter: approximateCounter(),
       embedder: embeddingModel,
     });
-    await generateText({ model, system: messageText(SYSTEM[0] as Message), messages: modelMessages(history()) });
+    await generateText({ model, system: messageText(SYSTEM[0] as Message), messages: chatModelMessages(history()) });
     expect(embeddingModel.doEmbedCalls.length).toBeGreaterThan(0);
     const prompt = mock.doGenerateCalls.at(-1)?.prompt as LanguageModelV4Prompt;
     expect(JSON.stringify(prompt.at(-3))).toContain('bright red Tesla');

@@ -1,3 +1,4 @@
+import type { ModelMessage } from 'ai';
 import { expect, vi } from 'vitest';
 import { MessageMeter } from '../../src/counting/message-meter.js';
 import { approximateCounter } from '../../src/counting/token-counter.js';
@@ -8,7 +9,7 @@ import type { CompressionOptions } from '../../src/options/options.js';
 import { DEFAULT_AWARENESS_BLOCK } from '../../src/options/prompts.js';
 import type { SessionState } from '../../src/session-state/session-state.js';
 import type { SummarizeInput } from '../../src/summarizers/summarizer.js';
-import type { Message } from '../../src/transcript/transcript.js';
+import { type Message, messageText } from '../../src/transcript/transcript.js';
 
 /** Shared transcripts and an engine harness for the engine tests: contextWindow 4_000, reserve 500. */
 export const BUDGET = 3_500; // contextWindow 4_000 - reserveOutputTokens 500
@@ -52,6 +53,13 @@ export const tokens = (messages: readonly Message[]) => messages.reduce((sum, m)
 export const promptTokens = (out: CompressOutput) => tokens([...out.system, ...out.messages]);
 export const inputTokens = (messages: readonly Message[]) =>
   tokens([...SYSTEM, text('system', DEFAULT_AWARENESS_BLOCK), ...messages]);
+/** A plain chat as AI SDK messages: user messages as users, every other message as assistant text. */
+export const chatModelMessages = (messages: readonly Message[]): ModelMessage[] =>
+  messages.map((message) =>
+    message.role === 'user'
+      ? { role: 'user', content: messageText(message) }
+      : { role: 'assistant', content: messageText(message) },
+  );
 export const real = (out: CompressOutput) => out.messages.filter((message) => !message.synthetic);
 
 export function setup(options: CompressionOptions = {}) {

@@ -1,6 +1,6 @@
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { HumanMessage } from '@langchain/core/messages';
-import { generateText, type ModelMessage } from 'ai';
+import { generateText } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { withContextCompression } from '../../adapters/ai-sdk/index.js';
 import { compressMessages } from '../../adapters/langchain/index.js';
@@ -9,7 +9,7 @@ import { CompressionEngine } from '../../src/engine/engine.js';
 import { InvalidOptionError } from '../../src/errors.js';
 import { memoryStateStore } from '../../src/store/state-store.js';
 import { type Message, messageText } from '../../src/transcript/transcript.js';
-import { BUDGET, chat, meter, SYSTEM, setup, text } from '../helpers/fixtures.js';
+import { BUDGET, chat, chatModelMessages, meter, SYSTEM, setup, text } from '../helpers/fixtures.js';
 import { echoModel } from '../helpers/mock-model.js';
 
 const FACT = 'My dog Biscuit is a beagle who swims in Lake Tahoe every summer.';
@@ -148,13 +148,6 @@ describe('recall of what left the prompt', () => {
 });
 
 describe('recall through the adapters', () => {
-  const modelMessages = (messages: readonly Message[]): ModelMessage[] =>
-    messages.map((message) =>
-      message.role === 'user'
-        ? { role: 'user', content: messageText(message) }
-        : { role: 'assistant', content: messageText(message) },
-    );
-
   it('AI SDK: the block is a user message followed by an assistant acknowledgement', async () => {
     const mock = echoModel();
     const model = withContextCompression(mock, {
@@ -165,7 +158,7 @@ describe('recall through the adapters', () => {
     await generateText({
       model,
       system: messageText(SYSTEM[0] as Message),
-      messages: modelMessages(history('Which lake does Biscuit swim in?')),
+      messages: chatModelMessages(history('Which lake does Biscuit swim in?')),
     });
     const prompt = mock.doGenerateCalls.at(-1)?.prompt as LanguageModelV4Prompt;
     const roles = prompt.map((message) => message.role);
