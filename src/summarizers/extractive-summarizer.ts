@@ -149,7 +149,6 @@ function extractSessionState(
       counts,
       first: firstUserText,
       latest: lastAssistantText || lastUserText,
-      previous,
       // names, not all-caps labels an agent writes before its text (`THOUGHT:`)
       who: [...new Set([...speakers].map((key) => key.slice(key.indexOf(':') + 1)))].filter((name) =>
         /\p{Ll}/u.test(name),
@@ -292,13 +291,13 @@ const TOPIC_STOPWORDS = new Set(
 
 /**
  * The bridge of a fold: who took part and what the folded messages were about (their recurring words, the tools
- * used), how many were folded, the first request among them and the latest turn.
+ * used), the first request among them and the latest turn. How many messages were folded, and where, is the
+ * timeline's to say (the engine keeps one entry per fold).
  */
 function summaryOf({
   counts,
   first,
   latest,
-  previous,
   who,
   topics,
   tools,
@@ -306,16 +305,14 @@ function summaryOf({
   counts: Record<Role, number>;
   first: string;
   latest: string;
-  previous: SessionState | undefined;
   who: readonly string[];
   topics: readonly string[];
   tools: ReadonlyMap<string, number>;
 }) {
   const total = counts.system + counts.user + counts.assistant + counts.tool;
   if (total === 0) return '';
-  const after = previous?.conversationSummary ? ' after earlier folds' : '';
   const parts: string[] = [];
-  const people = who.length > 0 ? listed(who) : counts.tool > 0 ? 'The assistant' : 'The user and the assistant';
+  const people = who.length > 0 ? listed(who) : tools.size > 0 ? 'The assistant' : 'The user and the assistant';
   const used = [...tools]
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
     .slice(0, MAX_TOOLS)
@@ -324,9 +321,6 @@ function summaryOf({
     const about = topics.length > 0 ? ` about ${listed(topics)}` : '';
     parts.push(`${people} ${used.length > 0 ? `worked with ${listed(used)}` : 'talked'}${about}.`);
   }
-  parts.push(
-    `Folded ${total} messages (${counts.user} user, ${counts.assistant} assistant, ${counts.tool} tool)${after}.`,
-  );
   const snippet = (text: string) => {
     const cutSnippet = cutText(text.replace(/\s+/g, ' '), SUMMARY_SNIPPET_CHARS);
     return /[.!?…]$/.test(cutSnippet) ? cutSnippet : `${cutSnippet}.`;
