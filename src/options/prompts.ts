@@ -5,11 +5,10 @@
 
 /** Appended to the system prompt on every call, whether a state exists or not, so the cached prefix never changes. */
 export const DEFAULT_AWARENESS_BLOCK = `## Memory of earlier turns
-Earlier parts of this conversation may have been condensed to save space. If so, the first user message holds a
-<session_state> block (JSON) with what was kept:
+Earlier turns may have been condensed. If so, the first user message holds a <session_state> JSON block:
 - logos: established facts, decisions, constraints, names, values and paths. Treat them as true and binding.
 - salience: exact quotes of what matters most.
-- timeline: which earlier messages were condensed (#first-last), when, who spoke, and their key terms.
+- timeline: the condensed spans (#first-last message): when, who spoke, key terms.
 - pathos: the tone and style of the exchange. Keep to it.
 - abstract: ideas the user already knows. Do not explain them again.
 - conversationSummary: how the conversation got here.

@@ -6,8 +6,8 @@ import type { SessionState } from './session-state.js';
 /** Largest share of the state's bound that the timeline may take. */
 export const TIMELINE_SHARE_OF_STATE = 0.15;
 /** Key terms of a span: fewest (nothing in it relates to the conversation now) and most (all of it does). */
-const MIN_TERMS = 3;
-const MAX_TERMS = 8;
+const MIN_TERMS = 2;
+const MAX_TERMS = 6;
 /** Terms a span keeps at least once the timeline is shortened, before spans are merged. */
 const SHORTEST_TERMS = 3;
 /** Newest entries that keep their full detail; older ones keep `SHORTEST_TERMS` terms. */
@@ -42,7 +42,7 @@ function wordsOf(text: string): string[] {
  * when (the first and last dates its messages write, if any), who spoke (the names of a chat transcript's `Name:`
  * prefixes, if any), and its key terms: frequent in the span and rare in the whole history. Its detail
  * follows its relevance to the conversation now (the first user message, which usually states the goal, and the
- * latest messages): a span that shares many terms with it keeps up to 8 terms, an unrelated one 3.
+ * latest messages): a span that shares many terms with it keeps up to 6 terms, an unrelated one 2.
  */
 export function timelineEntry({
   messages,

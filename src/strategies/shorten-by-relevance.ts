@@ -157,10 +157,15 @@ function marker(
   const chars = run.reduce((sum, block) => sum + block.text.length + 1, 0);
   const seen = new Map<string, number>();
   for (const block of run) for (const term of block.terms) if (!seen.has(term)) seen.set(term, seen.size);
-  const terms = [...seen.keys()]
+  const terms: string[] = [];
+  const ranked = [...seen.keys()]
     .filter((term) => term.length <= 24)
-    .sort((a, b) => weight(b) - weight(a) || (seen.get(a) as number) - (seen.get(b) as number))
-    .slice(0, MARKER_TERMS);
+    .sort((a, b) => weight(b) - weight(a) || (seen.get(a) as number) - (seen.get(b) as number));
+  // a path and its pieces name one thing: the first of them ranked stands for all
+  for (const term of ranked) {
+    if (terms.length >= MARKER_TERMS) break;
+    if (!terms.some((kept) => kept.includes(term) || term.includes(kept))) terms.push(term);
+  }
   const lines = first === last ? `line ${first}` : `lines ${first}-${last}`;
   const about = terms.length > 0 ? `; mentions ${terms.join(', ')}` : '';
   return `[... ${lines} left out, about ${Math.round(chars / charsPerToken)} tokens${about} ...]`;
