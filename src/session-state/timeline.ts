@@ -31,16 +31,17 @@ const SPEAKER = /^(\p{Lu}\p{Ll}[\p{L}'’.-]*(?: \p{Lu}[\p{L}'’.-]*)?):\s/u;
 /** A timeline entry: `#13-40 · 8 May 2023 · Caroline, Melanie: term, term`. */
 const ENTRY = /^#(\d+)-(\d+)((?: · [^:]*)?): (.*)$/s;
 
+/** Words of four characters or more, lowercased, without stop words, contractions or possessives (`it's`, `life's`). */
 function wordsOf(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}][\p{L}\p{N}'’-]*[\p{L}\p{N}]|\p{N}{2,}/gu) ?? []).filter(
-    (word) => word.length >= 4 && !STOPWORDS.has(word),
+    (word) => word.length >= 4 && !STOPWORDS.has(word) && !/['’]/.test(word),
   );
 }
 
 /**
  * The timeline entry of a folded span, so folded turns never vanish without a trace: where it was (message numbers),
  * when (the first and last dates its messages write, if any), who spoke (the names of a chat transcript's `Name:`
- * prefixes, if any), and its key terms: frequent in the span and rare in the whole history. Its detail
+ * prefixes, if any), and its key terms: in the span (repeats counting less and less) and rare in the whole history. Its detail
  * follows its relevance to the conversation now (the first user message, which usually states the goal, and the
  * latest messages): a span that shares many terms with it keeps up to 6 terms, an unrelated one 2.
  */
@@ -64,10 +65,15 @@ export function timelineEntry({
     for (const word of new Set(wordsOf(messageText(message)))) {
       documents.set(word, (documents.get(word) ?? 0) + 1);
     }
+  // who spoke is named apart; their names are not what the span was about
+  const names = new Set(texts.map((text) => SPEAKER.exec(text)?.[1]?.toLowerCase()).filter(Boolean));
   const counts = new Map<string, number>();
-  for (const text of texts) for (const word of wordsOf(text)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  for (const text of texts) {
+    for (const word of wordsOf(text)) if (!names.has(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  }
+  // repeats in the span count with diminishing returns (log), rarity in the history in full
   const weight = (word: string) =>
-    (counts.get(word) as number) * Math.log(1 + messages.length / (documents.get(word) ?? 1));
+    Math.log(1 + (counts.get(word) as number)) * Math.log(1 + messages.length / (documents.get(word) ?? 1));
   const ranked = [...counts.keys()].sort((a, b) => weight(b) - weight(a) || a.localeCompare(b));
 
   // the first user message usually states the goal; inside the span it says nothing about the span's relevance

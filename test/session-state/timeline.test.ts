@@ -28,15 +28,16 @@ describe('timelineEntry', () => {
     const entry = timelineEntry({ messages, span: trip, from: 0, to: 4 });
     expect(entry).toMatch(/^#1-4 · 8 May, 2023 to 12 May, 2023 · Caroline, Melanie: /);
     const terms = entry.slice(entry.indexOf(': ') + 2).split(', ');
-    expect(terms[0]).toBe('adoption'); // most frequent in the span
-    expect(terms).toContain('agency');
+    expect(terms[0]).toBe('adoption'); // repeated in the span, rare elsewhere
     expect(terms).not.toContain('that'); // stop words never
     expect(terms).not.toContain('pottery'); // not in the span
   });
 
   it('names no speakers when the messages carry no names (roles say nothing new)', () => {
     const span = [text('user', 'Deploy the billing service to staging.'), text('assistant', 'Deployed billing.')];
-    expect(timelineEntry({ messages: span, span, from: 0, to: 2 })).toMatch(/^#1-2: billing/);
+    const entry = timelineEntry({ messages: span, span, from: 0, to: 2 });
+    expect(entry).toMatch(/^#1-2: /);
+    expect(entry).toContain('billing');
   });
 
   it('gives a span related to the conversation now more detail than an unrelated one', () => {
