@@ -33,9 +33,21 @@ export class RecallStage {
     this.ranking = new RecallRanking(new RecallIndex(), embeddings, onEmbedderError);
   }
 
-  /** The block made for the user message at `at`, undefined when it quotes nothing. */
+  /**
+   * The block made for the user message at `at`, undefined when it quotes nothing. Pieces of a result the model has
+   * redacted since the choice was made leave it: a redaction takes the text out of every place it is quoted.
+   */
   block(facts: CallFacts, at: number, items: readonly string[]): RecallBlock | undefined {
-    return this.blocks.block(facts.messages, facts.prefixHashes[at] as number, at, items);
+    let quoted = items;
+    if (facts.redactions.size > 0) {
+      const redacted = new Set<number>();
+      for (const key of facts.redactions.keys()) {
+        const site = facts.siteByKey.get(key);
+        if (site) redacted.add(site.messageIndex);
+      }
+      quoted = items.filter((id) => !redacted.has(Number(id.slice(0, id.indexOf(':')))));
+    }
+    return this.blocks.block(facts.messages, facts.prefixHashes[at] as number, at, quoted);
   }
 
   /** Characters of a recalled chunk as rendered (escapes included), to shed the largest first. */

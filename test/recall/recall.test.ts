@@ -8,6 +8,7 @@ import { approximateCounter } from '../../src/counting/token-counter.js';
 import { CompressionEngine } from '../../src/engine/engine.js';
 import { InvalidOptionError } from '../../src/errors.js';
 import { memoryStateStore } from '../../src/store/state-store.js';
+import { DEFAULT_REDACTION_TOOL_NAME } from '../../src/strategies/redaction.js';
 import { type Message, messageText } from '../../src/transcript/transcript.js';
 import { BUDGET, chat, chatModelMessages, meter, SYSTEM, setup, text } from '../helpers/fixtures.js';
 import { echoModel } from '../helpers/mock-model.js';
@@ -120,6 +121,34 @@ describe('recall of what left the prompt', () => {
     const { run } = setup();
     const out = await run(history('Biscuit jumped into Lake Tahoe again today.'));
     expect(recallBlocks(out.messages)).toHaveLength(1);
+  });
+
+  it('takes a piece out of its block once the model redacts the result it quotes', async () => {
+    const { run } = setup({ masking: false });
+    const call = (id: string, name: string, args: unknown): Message => ({
+      role: 'assistant',
+      parts: [{ type: 'tool-call', id, name, args }],
+    });
+    const result = (id: string, name: string, output: string): Message => ({
+      role: 'tool',
+      parts: [{ type: 'tool-result', callId: id, name, output }],
+    });
+    const messages: Message[] = [
+      text('user', 'Read the deployment config.'),
+      call('cfg', 'read', { path: 'deploy.toml' }),
+      result('cfg', 'read', 'port = 8443\ntoken = tahoe-secret-771'),
+      text('assistant', 'Read it.'),
+      ...chat(60),
+      text('user', 'Which port and token does deploy.toml set?'),
+    ];
+    const first = await run(messages);
+    expect(recallBlocks(first.messages).map(messageText).join()).toContain('tahoe-secret-771');
+    const redact = [
+      call('r1', DEFAULT_REDACTION_TOOL_NAME, { toolCallIds: ['cfg'], reason: 'It holds a secret.' }),
+      result('r1', DEFAULT_REDACTION_TOOL_NAME, 'Redacted.'),
+    ];
+    const after = await run([...messages, ...redact]);
+    expect(JSON.stringify(after.messages)).not.toContain('tahoe-secret-771');
   });
 
   it('is off with `recall: false`', async () => {
