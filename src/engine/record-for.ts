@@ -18,10 +18,11 @@ export function recordFor(facts: CallFacts, point: CompressionPoint): StateRecor
     if (reason !== undefined) maskReasons[key] = reason;
   }
   const stale = Object.keys(maskReasons).length > 0;
-  // blocks kept for earlier user messages; the latest user message's choice is stored on its own
+  // blocks kept for earlier user messages, and empty choices for those taken out (decided once); the latest user
+  // message's choice is stored on its own
   const latest = facts.messages.findLastIndex((message) => message.role === 'user');
   const recalls = [...point.recalls]
-    .filter(([at, items]) => at >= point.coveredCount && at < latest && items.length > 0)
+    .filter(([at]) => at >= point.coveredCount && at < latest)
     .map(([at, items]): [number, string[]] => [at, [...items]]);
   const through = masked.reduce(
     (deepest, key) => Math.max(deepest, (facts.siteByKey.get(key)?.messageIndex ?? 0) + 1),

@@ -77,17 +77,26 @@ export class RecallStage {
     // rewrite them all in the cache: a tool loop); it leaves when they are fewer tokens than it (a chat turn).
     const kept = new Map<number, readonly string[]>();
     let blocksDropped = 0;
+    let changed = false;
     for (const [at, items] of point.recalls) {
-      if (at < point.coveredCount) continue;
+      if (at < point.coveredCount) {
+        changed = true; // folded with its turn
+        continue;
+      }
       const block = this.block(facts, at, items);
-      if (at >= latest) kept.set(at, items);
-      if (at >= latest || !block) continue;
+      if (at >= latest || !block) {
+        kept.set(at, items);
+        continue;
+      }
       const after = projection.view.tokens.slice(at, latest).reduce((sum, tokens) => sum + tokens, 0);
       // decided by the first call of the turn (a kept block is then in the record); later calls keep what they find
       if (after > block.tokens || latest !== facts.messages.length - 1) {
         kept.set(at, items);
         continue;
       }
+      // an empty choice records the decision, so a retry of this call finds it made and reports nothing again
+      kept.set(at, []);
+      changed = true;
       blocksDropped++;
       decisions.push({
         trigger: 'recall',
@@ -96,7 +105,7 @@ export class RecallStage {
         details: `the recall block made for an earlier user message left the prompt (${block.tokens} tokens, more than the ${after} tokens after it)`,
       });
     }
-    if (kept.size !== point.recalls.size) {
+    if (changed) {
       point = { ...point, recalls: kept };
       projection = project(point);
     }

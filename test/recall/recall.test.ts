@@ -87,6 +87,15 @@ describe('recall of what left the prompt', () => {
     const details = events.at(-1)?.decisions.map((decision) => decision.details) ?? [];
     expect(details.some((detail) => detail.includes('left the prompt'))).toBe(true);
     expect(events.at(-1)?.recalled.blocksDropped).toBe(1);
+    // a retry of that call finds the decision made: the same prompt, nothing reported again
+    const count = events.length;
+    const retry = await run([
+      ...messages,
+      text('assistant', 'Lake Tahoe.'),
+      text('user', 'Message 99: word word word'),
+    ]);
+    expect(JSON.stringify(retry.messages)).toBe(JSON.stringify(next.messages));
+    expect(events).toHaveLength(count);
   });
 
   it('keeps a block when the messages after it outweigh it (rewriting them would cost more)', async () => {
