@@ -16,6 +16,16 @@ const DETAILED_ENTRIES = 3;
 const MAX_ENTRIES = 8;
 /** Speakers named per span. */
 const MAX_SPEAKERS = 4;
+/**
+ * Characters read of each message for its words: the head of a long tool output says what it is, and reading every
+ * character of every message on every fold would cost time in proportion to the whole history.
+ */
+const MESSAGE_CHARS = 2_000;
+/** Characters read of a folded span in all. */
+const SPAN_CHARS = 100_000;
+/** Messages read to tell how rare a word is in the history, and characters read of each. */
+const RARITY_CHARS = 800;
+const RARITY_SAMPLE = 200;
 /** Characters of the conversation's latest messages read for what it is about now. */
 const RECENT_CHARS = 6_000;
 
@@ -59,12 +69,20 @@ export function timelineEntry({
   from: number;
   to: number;
 }): string {
-  const texts = span.map(messageText);
+  const headOf = (message: Message, chars = MESSAGE_CHARS) => messageText(message).slice(0, chars);
+  // a long span is read at most SPAN_CHARS in all, evenly from each message's head
+  const spanChars = Math.max(200, Math.min(MESSAGE_CHARS, Math.floor(SPAN_CHARS / Math.max(1, span.length))));
+  const texts = span.map((message) => headOf(message, spanChars));
+  // how rare a word is, from at most 200 messages spread over the history: a fold costs the same at any length
+  const stride = Math.max(1, Math.ceil(messages.length / RARITY_SAMPLE));
   const documents = new Map<string, number>();
-  for (const message of messages)
-    for (const word of new Set(wordsOf(messageText(message)))) {
+  let sampled = 0;
+  for (let index = 0; index < messages.length; index += stride) {
+    sampled++;
+    for (const word of new Set(wordsOf(headOf(messages[index] as Message, RARITY_CHARS)))) {
       documents.set(word, (documents.get(word) ?? 0) + 1);
     }
+  }
   // who spoke is named apart; their names are not what the span was about
   const names = new Set(texts.map((text) => SPEAKER.exec(text)?.[1]?.toLowerCase()).filter(Boolean));
   const counts = new Map<string, number>();
@@ -73,14 +91,14 @@ export function timelineEntry({
   }
   // repeats in the span count with diminishing returns (log), rarity in the history in full
   const weight = (word: string) =>
-    Math.log(1 + (counts.get(word) as number)) * Math.log(1 + messages.length / (documents.get(word) ?? 1));
+    Math.log(1 + (counts.get(word) as number)) * Math.log(1 + sampled / (documents.get(word) ?? 0.5));
   const ranked = [...counts.keys()].sort((a, b) => weight(b) - weight(a) || a.localeCompare(b));
 
   // the first user message usually states the goal; inside the span it says nothing about the span's relevance
   const goal = messages.findIndex((message) => message.role === 'user' && !message.synthetic);
-  let recent = goal !== -1 && (goal < from || goal >= to) ? messageText(messages[goal] as Message) : '';
+  let recent = goal !== -1 && (goal < from || goal >= to) ? headOf(messages[goal] as Message) : '';
   for (let index = messages.length - 1; index >= to && recent.length < RECENT_CHARS; index--) {
-    recent += `\n${messageText(messages[index] as Message)}`;
+    recent += `\n${headOf(messages[index] as Message)}`;
   }
   const now = new Set(wordsOf(recent));
   const top = ranked.slice(0, MAX_TERMS);

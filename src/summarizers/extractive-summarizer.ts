@@ -60,7 +60,7 @@ export function extractiveSummarizer(options: ExtractiveSummarizerOptions = {}):
     name: 'extractive',
     async summarize({ messages, previous, abortSignal }) {
       abortSignal?.throwIfAborted();
-      const next = extractSessionState(messages, previous, resolved);
+      const next = extractSessionState(messages, resolved);
       return mergeSessionStates(previous, next, { ...resolved.merge, maxChars: resolved.maxChars });
     },
   };
@@ -68,7 +68,6 @@ export function extractiveSummarizer(options: ExtractiveSummarizerOptions = {}):
 
 function extractSessionState(
   messages: readonly Message[],
-  previous: SessionState | undefined,
   options: Required<Omit<ExtractiveSummarizerOptions, 'merge'>>,
 ): SessionState {
   const cut = (text: string) => cutText(text.replace(/\s+/g, ' ').trim(), options.maxSentenceChars);
