@@ -148,6 +148,46 @@ export class SummarizerError extends ContextCompressionError {
   }
 }
 
+const storeFailed = Symbol.for(`${PREFIX}.StoreError`);
+
+/** A store's get or set threw or did not settle in time; the call went on without it. */
+export class StoreError extends ContextCompressionError {
+  readonly [storeFailed] = true;
+  readonly operation: 'get' | 'set';
+  readonly reason: 'threw' | 'timeout';
+
+  constructor({
+    operation,
+    reason,
+    cause,
+  }: { operation: StoreError['operation']; reason: StoreError['reason']; cause?: unknown }) {
+    const detail = cause instanceof Error ? `: ${cause.message}` : '';
+    super({ name: 'StoreError', message: `Store ${operation} failed (${reason})${detail}`, cause });
+    this.operation = operation;
+    this.reason = reason;
+  }
+
+  static override isInstance(error: unknown): error is StoreError {
+    return hasMarker(error, baseSymbol) && hasMarker(error, storeFailed);
+  }
+}
+
+const listenerFailed = Symbol.for(`${PREFIX}.ListenerError`);
+
+/** An `onCompress` listener threw; the call went on. */
+export class ListenerError extends ContextCompressionError {
+  readonly [listenerFailed] = true;
+
+  constructor({ listener, cause }: { listener: string; cause?: unknown }) {
+    const detail = cause instanceof Error ? `: ${cause.message}` : '';
+    super({ name: 'ListenerError', message: `The ${listener} listener threw${detail}`, cause });
+  }
+
+  static override isInstance(error: unknown): error is ListenerError {
+    return hasMarker(error, baseSymbol) && hasMarker(error, listenerFailed);
+  }
+}
+
 const embedderFailed = Symbol.for(`${PREFIX}.EmbedderError`);
 
 /** An embedder threw, timed out or returned vectors of the wrong number or shape; recall ranked lexically instead. */

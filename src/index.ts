@@ -19,7 +19,9 @@ export {
   EmbedderError,
   HardLimitError,
   InvalidOptionError,
+  ListenerError,
   MessageTooLargeError,
+  StoreError,
   SummarizerError,
   TokenizerUnavailableError,
   UnknownContextWindowError,
@@ -53,6 +55,7 @@ export {
   SessionStateSchema,
   SummarizerOutputSchema,
 } from './session-state/session-state.js';
+export { DEFAULT_STORE_TIMEOUT_MS } from './store/guarded-store.js';
 export {
   DEFAULT_MEMORY_STORE_MAX_ENTRIES,
   type MemoryStateStoreOptions,

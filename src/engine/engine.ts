@@ -3,7 +3,7 @@ import { TokenCalibration } from '../counting/calibration.js';
 import { gptTokenizerCounter } from '../counting/gpt-tokenizer-counter.js';
 import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import { EmbeddingCache } from '../embeddings/embedder.js';
-import { type EmbedderError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
+import { type EmbedderError, ListenerError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
 import { budgetLimits } from '../options/budget.js';
 import { lookupContextWindow } from '../options/context-windows.js';
 import { type EngineSettings, engineSettings } from '../options/engine-settings.js';
@@ -20,6 +20,7 @@ import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../recall/render-recall.js';
 import { sessionStateMessages } from '../session-state/render-session-state.js';
 import type { SessionState } from '../session-state/session-state.js';
 import { StepAnalyses } from '../signals/step-analyses.js';
+import { DEFAULT_STORE_TIMEOUT_MS, guardedStore } from '../store/guarded-store.js';
 import { type StateRecord, StateRecords } from '../store/state-records.js';
 import { memoryStateStore } from '../store/state-store.js';
 import { EDITED_MESSAGE_CACHE_SIZE, type ResultEdit } from '../strategies/observation-masking.js';
@@ -34,6 +35,7 @@ import { CallReporter } from './call-report.js';
 import type { CompressInput, CompressOutput } from './compress-call.js';
 import { type CompressionPoint, startingPoint } from './compression-point.js';
 import { type DecideStages, decide } from './decide.js';
+import type { CompressEvent, CompressionErrorEvent } from './events.js';
 import { FoldRunner } from './fold-runner.js';
 import { HistoryMemory } from './history-memory.js';
 import { type Projection, type ProjectionCache, project } from './projection.js';
@@ -76,9 +78,30 @@ export class CompressionEngine {
     // gpt-tokenizer, not tiktoken: the same counts on every fixture text, 5-6x faster once loaded, pure JavaScript
     // (edge runtimes, no WASM loader in bundles) and loaded before the first call rather than at import
     this.meter = new MessageMeter(options.tokenCounter ?? gptTokenizerCounter());
-    this.records = new StateRecords(options.store ?? memoryStateStore(), options.stateTtlMs ?? DEFAULT_STATE_TTL_MS);
+    // listeners that throw never fail the user's call: onCompress's error goes to onError, onError's nowhere
+    const onError = (event: CompressionErrorEvent) => {
+      try {
+        options.onError?.(event);
+      } catch {
+        // nothing is left to tell
+      }
+    };
+    const onCompress = (event: CompressEvent) => {
+      try {
+        options.onCompress?.(event);
+      } catch (cause) {
+        onError({ error: new ListenerError({ listener: 'onCompress', cause }), fallback: 'continued' });
+      }
+    };
+    // a store of the caller's is bounded in time and its failures read as absent records; the memory store cannot fail
+    const store = options.store
+      ? guardedStore(options.store, options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, (error) =>
+          onError({ error, fallback: 'without-store' }),
+        )
+      : memoryStateStore();
+    this.records = new StateRecords(store, options.stateTtlMs ?? DEFAULT_STATE_TTL_MS);
     this.embeddings = options.embedder && new EmbeddingCache(options.embedder, options.embedderTimeoutMs);
-    const onEmbedderError = (error: EmbedderError) => options.onError?.({ error, fallback: 'lexical' });
+    const onEmbedderError = (error: EmbedderError) => onError({ error, fallback: 'lexical' });
     this.folds = new FoldRunner(
       toSummarizer(options.summarizer ?? extractiveSummarizer()),
       options.summarizerTimeoutMs ?? DEFAULT_SUMMARIZER_TIMEOUT_MS,
@@ -87,7 +110,7 @@ export class CompressionEngine {
       onEmbedderError,
     );
     this.settings = engineSettings(options);
-    this.reporter = new CallReporter(options, this.meter);
+    this.reporter = new CallReporter({ onCompress, onError }, this.meter);
     this.recalls = new RecallStage(this.meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, {
       embeddings: this.embeddings,
       onEmbedderError,

@@ -41,7 +41,14 @@ export interface CompressionErrorEvent {
   readonly error: ContextCompressionError;
   /**
    * What the engine did instead: sent the prompt uncompressed, dropped the oldest turns, went on over the hard limit,
-   * or (an embedder failure) ranked and compared texts by their words alone.
+   * (an embedder failure) ranked and compared texts by their words alone, (a store failure) went on as if the store
+   * held nothing and kept nothing, or (a listener that threw) simply went on.
    */
-  readonly fallback: 'sent-uncompressed' | 'dropped-oldest-turns' | 'over-hard-limit' | 'lexical';
+  readonly fallback:
+    | 'sent-uncompressed'
+    | 'dropped-oldest-turns'
+    | 'over-hard-limit'
+    | 'lexical'
+    | 'without-store'
+    | 'continued';
 }

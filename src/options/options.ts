@@ -48,6 +48,12 @@ export interface CompressionOptions {
   tokenCounter?: TokenCounter;
   /** Where states are kept between calls. @default an in-memory LRU store */
   store?: StateStore;
+  /**
+   * Milliseconds a store's get or set may take; a slower or failing store reads as empty for that call, which goes
+   * on (compressing again if it must), and `onError` gets a `StoreError` with `fallback: 'without-store'`.
+   * @default 2000
+   */
+  storeTimeoutMs?: number;
   /** Lifetime of stored states in milliseconds. @default 7 days */
   stateTtlMs?: number;
   /** Separates stored states, e.g. per tenant; per-call options can add to it. @default '' */
@@ -113,6 +119,8 @@ const share = (name: string) =>
     .gt(0)
     .lt(1);
 const positiveInt = z.number().int().positive();
+/** A timer's milliseconds: past 2^31 - 1, setTimeout fires at once. */
+const timeout = positiveInt.max(2_147_483_647);
 
 const OptionsSchema = z.object({
   contextWindow: positiveInt.min(1_024).optional(),
@@ -121,8 +129,9 @@ const OptionsSchema = z.object({
   compressTo: share('compressTo').optional(),
   hardLimit: z.number().gt(0).lte(1).optional(),
   maxToolResultTokens: positiveInt.optional(),
-  summarizerTimeoutMs: positiveInt.optional(),
-  embedderTimeoutMs: positiveInt.optional(),
+  summarizerTimeoutMs: timeout.optional(),
+  embedderTimeoutMs: timeout.optional(),
+  storeTimeoutMs: timeout.optional(),
   stateTtlMs: positiveInt.optional(),
   namespace: z.string().optional(),
   awarenessBlock: z.string().optional(),

@@ -1,0 +1,35 @@
+import { StoreError } from '../errors.js';
+import type { StateStore } from './state-store.js';
+
+/** Milliseconds a store's get or set may take before the call goes on without it. */
+export const DEFAULT_STORE_TIMEOUT_MS = 2_000;
+
+/**
+ * The store as the engine uses it: a get that throws or does not settle within `timeoutMs` reads as absent, a set
+ * that does is given up, and each failure goes to `onFailure`, so a store that is down or slow costs the user's call a
+ * bounded wait and a recomputed compression, never the call itself.
+ */
+export function guardedStore(store: StateStore, timeoutMs: number, onFailure: (error: StoreError) => void): StateStore {
+  const within = async <T>(operation: 'get' | 'set', work: () => Promise<T>): Promise<T | undefined> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StoreError({ operation, reason: 'timeout' })), timeoutMs);
+    });
+    const pending = Promise.resolve().then(work);
+    pending.catch(() => undefined); // a late failure after the timeout is not an unhandled rejection
+    try {
+      return await Promise.race([pending, timeout]);
+    } catch (error) {
+      onFailure(StoreError.isInstance(error) ? error : new StoreError({ operation, reason: 'threw', cause: error }));
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return {
+    get: (key) => within('get', () => store.get(key)),
+    set: async (key, value, options) => {
+      await within('set', () => store.set(key, value, options));
+    },
+  };
+}
