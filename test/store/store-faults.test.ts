@@ -39,7 +39,7 @@ describe('a store that fails never fails the call', () => {
       const failures = errors.filter((event) => StoreError.isInstance(event.error));
       expect(failures.length).toBeGreaterThan(0);
       expect(failures[0]).toMatchObject({ fallback: 'without-store', error: { operation, reason } });
-      expect((failures[0]?.error as StoreError).cause).toBeInstanceOf(Error);
+      expect((failures[0]?.error as StoreError | undefined)?.cause).toBeInstanceOf(Error);
     },
   );
 
