@@ -6,6 +6,7 @@ import {
 } from '../session-state/merge-session-state.js';
 import type { SessionState } from '../session-state/session-state.js';
 import { type Message, type Role, stableStringify } from '../transcript/transcript.js';
+import { cutText, summaryOf, topicsOf } from './conversation-summary.js';
 import { SPEAKER_LABEL, sentences, signalScore, TEST_SUMMARY, worthKeeping } from './fact-signals.js';
 import { definedTerms, pathosOf } from './style-signals.js';
 import type { Summarizer } from './summarizer.js';
@@ -33,7 +34,6 @@ export const DEFAULT_EXTRACTIVE_SUMMARIZER_OPTIONS = Object.freeze({
 });
 
 const SOURCE_WEIGHT = { text: 1, tool: 0.7, code: 0.5, reasoning: 0.5 } as const;
-const SUMMARY_SNIPPET_CHARS = 160;
 
 interface Candidate {
   text: string;
@@ -248,94 +248,6 @@ function selectLogos(candidates: readonly Candidate[], maxLogos: number): string
     .slice(0, maxLogos)
     .sort((left, right) => left.order - right.order)
     .map((candidate) => candidate.text);
-}
-
-/** Topics named in a summary, and the fewest folded messages a word must appear in to be one. */
-const MAX_TOPICS = 4;
-const TOPIC_MESSAGES = 2;
-/** Tools named in a summary, most used first. */
-const MAX_TOOLS = 4;
-
-/**
- * Words that recur across the folded messages (in two or more of them, five letters or more, not stop words or the
- * speakers' names), most widespread first: what the folded part was about.
- */
-function topicsOf(messages: readonly Message[], speakerNames: ReadonlySet<string>): string[] {
-  const spread = new Map<string, number>();
-  for (const message of messages) {
-    if (message.synthetic || (message.role !== 'user' && message.role !== 'assistant')) continue;
-    const words = new Set<string>();
-    for (const part of message.parts) {
-      if (part.type !== 'text') continue;
-      for (const word of part.text.match(/\p{L}{5,}/gu) ?? []) {
-        const lower = word.toLowerCase();
-        if (!TOPIC_STOPWORDS.has(lower) && !speakerNames.has(word)) words.add(lower);
-      }
-    }
-    for (const word of words) spread.set(word, (spread.get(word) ?? 0) + 1);
-  }
-  return [...spread]
-    .filter(([, count]) => count >= TOPIC_MESSAGES)
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-    .slice(0, MAX_TOPICS)
-    .map(([word]) => word);
-}
-
-/** Common long words that say nothing about a topic. */
-const TOPIC_STOPWORDS = new Set(
-  'about above after again against because before being below between could doing during further having itself might other ought really should their theirs there these thing things think those through under until where which while would yours yourself yourselves always never maybe still going great thanks thank sounds awesome amazing definitely totally pretty something anything everything nothing someone everyone actually probably wanted right little'.split(
-    ' ',
-  ),
-);
-
-/**
- * The bridge of a fold: who took part and what the folded messages were about (their recurring words, the tools
- * used), the first request among them and the latest turn. How many messages were folded, and where, is the
- * timeline's to say (the engine keeps one entry per fold).
- */
-function summaryOf({
-  counts,
-  first,
-  latest,
-  who,
-  topics,
-  tools,
-}: {
-  counts: Record<Role, number>;
-  first: string;
-  latest: string;
-  who: readonly string[];
-  topics: readonly string[];
-  tools: ReadonlyMap<string, number>;
-}) {
-  const total = counts.system + counts.user + counts.assistant + counts.tool;
-  if (total === 0) return '';
-  const parts: string[] = [];
-  const people = who.length > 0 ? listed(who) : tools.size > 0 ? 'The assistant' : 'The user and the assistant';
-  const used = [...tools]
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-    .slice(0, MAX_TOOLS)
-    .map(([name, count]) => (count > 1 ? `${name} x${count}` : name));
-  if (topics.length > 0 || used.length > 0) {
-    const about = topics.length > 0 ? ` about ${listed(topics)}` : '';
-    parts.push(`${people} ${used.length > 0 ? `worked with ${listed(used)}` : 'talked'}${about}.`);
-  }
-  const snippet = (text: string) => {
-    const cutSnippet = cutText(text.replace(/\s+/g, ' '), SUMMARY_SNIPPET_CHARS);
-    return /[.!?…]$/.test(cutSnippet) ? cutSnippet : `${cutSnippet}.`;
-  };
-  if (first) parts.push(`First request: ${snippet(first)}`);
-  if (latest && latest !== first) parts.push(`Latest: ${snippet(latest)}`);
-  return parts.join(' ');
-}
-
-/** `a`, `a and b`, `a, b and c`. */
-function listed(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
-}
-
-function cutText(text: string, maxChars: number): string {
-  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1).trimEnd()}…`;
 }
 
 function emptyState(): SessionState {
