@@ -3,7 +3,7 @@ import { TokenCalibration } from '../counting/calibration.js';
 import { gptTokenizerCounter } from '../counting/gpt-tokenizer-counter.js';
 import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import { EmbeddingCache } from '../embeddings/embedder.js';
-import { type EmbedderError, ListenerError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
+import { type EmbedderError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
 import { budgetLimits } from '../options/budget.js';
 import { lookupContextWindow } from '../options/context-windows.js';
 import { type EngineSettings, engineSettings } from '../options/engine-settings.js';
@@ -35,11 +35,11 @@ import { CallReporter } from './call-report.js';
 import type { CompressInput, CompressOutput } from './compress-call.js';
 import { type CompressionPoint, startingPoint } from './compression-point.js';
 import { type DecideStages, decide } from './decide.js';
-import type { CompressEvent, CompressionErrorEvent } from './events.js';
 import { FoldRunner } from './fold-runner.js';
 import { HistoryMemory } from './history-memory.js';
 import { type Projection, type ProjectionCache, project } from './projection.js';
 import { recordFor, sameRecord } from './record-for.js';
+import { safeListeners } from './safe-listeners.js';
 
 /**
  * The framework-free engine. One call flows top-down: count (read the call's facts) -> load the stored compression
@@ -78,21 +78,8 @@ export class CompressionEngine {
     // gpt-tokenizer, not tiktoken: the same counts on every fixture text, 5-6x faster once loaded, pure JavaScript
     // (edge runtimes, no WASM loader in bundles) and loaded before the first call rather than at import
     this.meter = new MessageMeter(options.tokenCounter ?? gptTokenizerCounter());
-    // listeners that throw never fail the user's call: onCompress's error goes to onError, onError's nowhere
-    const onError = (event: CompressionErrorEvent) => {
-      try {
-        options.onError?.(event);
-      } catch {
-        // nothing is left to tell
-      }
-    };
-    const onCompress = (event: CompressEvent) => {
-      try {
-        options.onCompress?.(event);
-      } catch (cause) {
-        onError({ error: new ListenerError({ listener: 'onCompress', cause }), fallback: 'continued' });
-      }
-    };
+    const listeners = safeListeners(options);
+    const { onError } = listeners;
     // a store of the caller's is bounded in time and its failures read as absent records; the memory store cannot fail
     const store = options.store
       ? guardedStore(options.store, options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, (error) =>
@@ -110,7 +97,7 @@ export class CompressionEngine {
       onEmbedderError,
     );
     this.settings = engineSettings(options);
-    this.reporter = new CallReporter({ onCompress, onError }, this.meter);
+    this.reporter = new CallReporter(listeners, this.meter);
     this.recalls = new RecallStage(this.meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, {
       embeddings: this.embeddings,
       onEmbedderError,

@@ -2,7 +2,7 @@ import type { MessageMeter } from '../counting/message-meter.js';
 import type { CallFacts } from '../engine/call-facts.js';
 import type { CompressionPoint } from '../engine/compression-point.js';
 import { type Message, messageText } from '../transcript/transcript.js';
-import type { RecallChunk } from './recall-chunks.js';
+import { type RecallChunk, redactedMessages } from './recall-chunks.js';
 import type { RecallHit } from './recall-index.js';
 import type { RecallQuery } from './recall-ranking.js';
 import { renderRecallEntry } from './render-recall.js';
@@ -55,11 +55,7 @@ export async function chooseRecall({
   const hidden = (chunk: RecallChunk) =>
     !shown.has(chunk.id) &&
     ((chunk.message < point.coveredCount && chunk.message !== pinned) || maskedMessages.has(chunk.message));
-  const redacted = new Set<number>();
-  for (const key of facts.redactions.keys()) {
-    const site = facts.siteByKey.get(key);
-    if (site) redacted.add(site.messageIndex);
-  }
+  const redacted = redactedMessages(facts);
   // Nothing before the message in view: the fold that just condensed it would be undone by quoting it back.
   let visible = false;
   for (let index = point.coveredCount; index < at && !visible; index++) visible = !maskedMessages.has(index);

@@ -1,3 +1,4 @@
+import type { CallFacts } from '../engine/call-facts.js';
 import type { Message, Part } from '../transcript/transcript.js';
 import { partText } from '../transcript/transcript.js';
 
@@ -37,6 +38,22 @@ export function chunksOf(message: Message, index: number): RecallChunk[] {
     ...(pieces.length > 1 ? { part: `${chunk + 1}/${pieces.length}` } : {}),
   }));
 }
+
+/** Indexes of the messages holding a result the model redacted: recall never quotes them. Memoized per call. */
+export function redactedMessages(facts: Pick<CallFacts, 'redactions' | 'siteByKey'>): ReadonlySet<number> {
+  let found = redactedByFacts.get(facts);
+  if (!found) {
+    const indexes = new Set<number>();
+    for (const key of facts.redactions.keys()) {
+      const site = facts.siteByKey.get(key);
+      if (site) indexes.add(site.messageIndex);
+    }
+    found = indexes;
+    redactedByFacts.set(facts, found);
+  }
+  return found;
+}
+const redactedByFacts = new WeakMap<object, ReadonlySet<number>>();
 
 /**
  * The chunks that recall items (`message:chunk` ids) name in a history; ids that name nothing there (a record written

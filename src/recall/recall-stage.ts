@@ -8,7 +8,7 @@ import type { EmbedderError } from '../errors.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
 import { chooseRecall } from './choose-recall.js';
 import { type RecallBlock, RecallBlocks } from './recall-blocks.js';
-import { recalledChunks } from './recall-chunks.js';
+import { recalledChunks, redactedMessages } from './recall-chunks.js';
 import { RecallIndex } from './recall-index.js';
 import { RecallRanking } from './recall-ranking.js';
 
@@ -38,15 +38,9 @@ export class RecallStage {
    * redacted since the choice was made leave it: a redaction takes the text out of every place it is quoted.
    */
   block(facts: CallFacts, at: number, items: readonly string[]): RecallBlock | undefined {
-    let quoted = items;
-    if (facts.redactions.size > 0) {
-      const redacted = new Set<number>();
-      for (const key of facts.redactions.keys()) {
-        const site = facts.siteByKey.get(key);
-        if (site) redacted.add(site.messageIndex);
-      }
-      quoted = items.filter((id) => !redacted.has(Number(id.slice(0, id.indexOf(':')))));
-    }
+    const redacted = redactedMessages(facts);
+    const quoted =
+      redacted.size === 0 ? items : items.filter((id) => !redacted.has(Number(id.slice(0, id.indexOf(':')))));
     return this.blocks.block(facts.messages, facts.prefixHashes[at] as number, at, quoted);
   }
 

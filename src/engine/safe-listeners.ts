@@ -1,0 +1,33 @@
+import { ListenerError } from '../errors.js';
+import type { CompressionOptions } from '../options/options.js';
+import type { CompressEvent, CompressionErrorEvent } from './events.js';
+
+/** The caller's listeners as the engine calls them. */
+export interface Listeners {
+  onCompress(event: CompressEvent): void;
+  onError(event: CompressionErrorEvent): void;
+}
+
+/**
+ * The caller's `onCompress` and `onError`, made safe: listeners that throw never fail the user's call. An
+ * `onCompress` error goes to `onError` as a `ListenerError`; an `onError` error has nowhere left to go.
+ */
+export function safeListeners(options: Pick<CompressionOptions, 'onCompress' | 'onError'>): Listeners {
+  const onError = (event: CompressionErrorEvent) => {
+    try {
+      options.onError?.(event);
+    } catch {
+      // nothing is left to tell
+    }
+  };
+  return {
+    onError,
+    onCompress(event) {
+      try {
+        options.onCompress?.(event);
+      } catch (cause) {
+        onError({ error: new ListenerError({ listener: 'onCompress', cause }), fallback: 'continued' });
+      }
+    },
+  };
+}
