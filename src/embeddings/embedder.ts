@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { hash53 } from '../counting/hash.js';
+import { withTimeout } from '../counting/with-timeout.js';
 import { EmbedderError } from '../errors.js';
 
 /**
@@ -142,19 +143,11 @@ export class EmbeddingCache {
   }
 
   private async within<T>(work: Promise<T>, wrap?: (error: unknown) => EmbedderError): Promise<T> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new EmbedderError({ reason: 'timeout' })), this.timeoutMs);
-    });
-    // a batch that fails after the call stopped waiting must not surface as an unhandled rejection
-    work.catch(() => undefined);
     try {
-      return await Promise.race([work, timeout]);
+      return await withTimeout(work, this.timeoutMs, () => new EmbedderError({ reason: 'timeout' }));
     } catch (error) {
       if (EmbedderError.isInstance(error) || !wrap) throw error;
       throw wrap(error);
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

@@ -1,3 +1,4 @@
+import { withTimeout } from '../counting/with-timeout.js';
 import { StoreError } from '../errors.js';
 import type { StateStore } from './state-store.js';
 
@@ -11,19 +12,15 @@ export const DEFAULT_STORE_TIMEOUT_MS = 2_000;
  */
 export function guardedStore(store: StateStore, timeoutMs: number, onFailure: (error: StoreError) => void): StateStore {
   const within = async <T>(operation: 'get' | 'set', work: () => Promise<T>): Promise<T | undefined> => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StoreError({ operation, reason: 'timeout' })), timeoutMs);
-    });
-    const pending = Promise.resolve().then(work);
-    pending.catch(() => undefined); // a late failure after the timeout is not an unhandled rejection
     try {
-      return await Promise.race([pending, timeout]);
+      return await withTimeout(
+        Promise.resolve().then(work),
+        timeoutMs,
+        () => new StoreError({ operation, reason: 'timeout' }),
+      );
     } catch (error) {
       onFailure(StoreError.isInstance(error) ? error : new StoreError({ operation, reason: 'threw', cause: error }));
       return undefined;
-    } finally {
-      clearTimeout(timer);
     }
   };
   return {

@@ -1,3 +1,4 @@
+import { withTimeout } from '../counting/with-timeout.js';
 import { SummarizerError } from '../errors.js';
 import { type SessionState, SessionStateSchema } from '../session-state/session-state.js';
 import type { Message } from '../transcript/transcript.js';
@@ -16,18 +17,15 @@ export async function runSummarizer(
   }: { messages: readonly Message[]; previous: SessionState | undefined; timeoutMs: number },
 ): Promise<SessionState> {
   const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      reject(new SummarizerError({ summarizer: summarizer.name, reason: 'timeout' }));
-    }, timeoutMs);
-  });
   try {
-    const output = await Promise.race([
+    const output = await withTimeout(
       Promise.resolve().then(() => summarizer.summarize({ messages, previous, abortSignal: controller.signal })),
-      timeout,
-    ]);
+      timeoutMs,
+      () => {
+        controller.abort();
+        return new SummarizerError({ summarizer: summarizer.name, reason: 'timeout' });
+      },
+    );
     const parsed = SessionStateSchema.safeParse(output);
     if (!parsed.success) {
       throw new SummarizerError({ summarizer: summarizer.name, reason: 'invalid-output', cause: parsed.error });
@@ -36,7 +34,5 @@ export async function runSummarizer(
   } catch (error) {
     if (SummarizerError.isInstance(error)) throw error;
     throw new SummarizerError({ summarizer: summarizer.name, reason: 'threw', cause: error });
-  } finally {
-    clearTimeout(timer);
   }
 }
