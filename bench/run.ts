@@ -7,6 +7,8 @@
  * 2. Overhead of a call that compresses, with the offline summarizer.
  * 3. Input tokens and cache-priced cost over the fixture trajectories at a 200k and a 16k window, for no compression,
  *    the published sliding-window masking, and this library's folding only, batched masking only, and both.
+ * 4. Masking policies on the fixture trajectories: tokens saved against the observations needed again later.
+ * 5. The worst case of counting: CJK, base64 and one repeated character beside English, per shipped counter.
  */
 import { resolve } from 'node:path';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
@@ -21,6 +23,7 @@ import { neededLater } from './needed-later.js';
 import { overhead } from './overhead.js';
 import { format, percentile } from './stats.js';
 import { tokenizerTable } from './tokenizers.js';
+import { worstCaseCounting } from './worst-case-counting.js';
 
 const model = new MockLanguageModelV4({ modelId: 'bench-model' });
 const words =
@@ -254,3 +257,4 @@ if (runs('1')) await overheadAndTokenizers();
 if (runs('2')) await compressingCall();
 if (runs('3')) await fixtures();
 if (runs('4')) await triggers();
+if (runs('5')) worstCaseCounting();

@@ -1,16 +1,18 @@
 /**
  * One tokenizer measured in a process of its own, so its load is cold: `tsx bench/tokenizer-child.ts <name> <corpus>`
  * prints JSON with the load and count times, the memory growth and the count of every text; with a third argument,
- * the name of a long run, it prints the milliseconds of counting that run once the tokenizer is loaded.
+ * the name of a long run, it prints the milliseconds (and the tokens) of counting that run once the tokenizer is loaded.
  */
 import { readFileSync } from 'node:fs';
 import { countInChunks } from '../src/counting/count-in-chunks.js';
 import { gptTokenizerCounter } from '../src/counting/gpt-tokenizer-counter.js';
 import { tiktokenCounter } from '../src/counting/tiktoken-counter.js';
+import { approximateCounter } from '../src/counting/token-counter.js';
 
 /** Loads a tokenizer from nothing and returns its count function, chunked as the project's counters chunk. */
 async function load(name: string): Promise<(text: string) => number> {
   if (name === 'tiktoken') return tiktokenCounter().count;
+  if (name === 'approximate') return approximateCounter().count;
   if (name === 'gpt-tokenizer') {
     const counter = gptTokenizerCounter();
     await counter.load?.();
@@ -29,8 +31,8 @@ const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 if (run !== undefined) {
   const count = await load(name);
   const started = performance.now();
-  count(corpus.runs[run] ?? '');
-  process.stdout.write(JSON.stringify({ ms: performance.now() - started }));
+  const tokens = count(corpus.runs[run] ?? '');
+  process.stdout.write(JSON.stringify({ ms: performance.now() - started, tokens }));
 } else {
   gc();
   const before = process.memoryUsage();

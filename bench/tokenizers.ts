@@ -27,7 +27,7 @@ interface ChildResult {
 const RUN_TIMEOUT_MS = 30_000;
 
 /** A deterministic pseudo-random sequence (a linear congruential generator), so every run counts the same text. */
-function* pseudoRandom(seed: number): Generator<number> {
+export function* pseudoRandom(seed: number): Generator<number> {
   let state = seed;
   for (;;) {
     state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
@@ -35,13 +35,15 @@ function* pseudoRandom(seed: number): Generator<number> {
   }
 }
 
+/** Common Chinese characters, for CJK text without spaces. */
+export const COMMON_CJK =
+  '的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理美点月明其种声全工己话儿者向情部正名定女问力机给等几很业最间新什打便位因重被走电四第门相次东政海口使教西再平真听世气信北少关并内加化由却代军产入先山五太水万市眼体别处总才场师书比住员九笑性通目华报立马命张活难神数件安表原车白应路期叫死常提感金何更反合放做系计或司利受光王果亲界及今京务制解各任至清物台象记边共风战干接它许八特觉望直服毛林题建南度统色字请交爱让认算论百吃义科怎元社术结六功指思非流每青管夫连远资队跟带花快条院变联言权往展该领传近留红治决周保达办运武半候七必城父强步完革深区即求品士转量空甚众技轻程告江语英基派满式李息写呢识极令黄德收脸钱党倒未持取设始版双历越史商千片容研像找友孩站广改议形委早房音火际则首单据导影失拿网香似斯专石若兵弟谁校读志飞观争究包组造落视济喜离虽坏兴切店随落底';
+
 /** Long runs without a space, where BPE is slowest: CJK prose and base64. */
 function longRuns(): Record<string, string> {
-  const common =
-    '的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理美点月明其种声全工己话儿者向情部正名定女问力机给等几很业最间新什打便位因重被走电四第门相次东政海口使教西再平真听世气信北少关并内加化由却代军产入先山五太水万市眼体别处总才场师书比住员九笑性通目华报立马命张活难神数件安表原车白应路期叫死常提感金何更反合放做系计或司利受光王果亲界及今京务制解各任至清物台象记边共风战干接它许八特觉望直服毛林题建南度统色字请交爱让认算论百吃义科怎元社术结六功指思非流每青管夫连远资队跟带花快条院变联言权往展该领传近留红治决周保达办运武半候七必城父强步完革深区即求品士转量空甚众技轻程告江语英基派满式李息写呢识极令黄德收脸钱党倒未持取设始版双历越史商千片容研像找友孩站广改议形委早房音火际则首单据导影失拿网香似斯专石若兵弟谁校读志飞观争究包组造落视济喜离虽坏兴切店随落底';
   const random = pseudoRandom(42);
   let cjk = '';
-  while (cjk.length < RUN_CHARS) cjk += common[Math.floor((random.next().value as number) * common.length)];
+  while (cjk.length < RUN_CHARS) cjk += COMMON_CJK[Math.floor((random.next().value as number) * COMMON_CJK.length)];
   const bytes = Uint8Array.from({ length: (RUN_CHARS * 3) / 4 }, () =>
     Math.floor((random.next().value as number) * 256),
   );
@@ -49,7 +51,7 @@ function longRuns(): Record<string, string> {
 }
 
 /** Runs the child script on one tokenizer; undefined when it ran out of time. */
-function runChild<T>(args: string[], timeout?: number): T | undefined {
+export function runChild<T>(args: string[], timeout?: number): T | undefined {
   const child = spawnSync(
     process.execPath,
     ['--expose-gc', '--import', 'tsx', resolve(import.meta.dirname, 'tokenizer-child.ts'), ...args],

@@ -6,7 +6,7 @@ import {
   summarizerOutputJsonSchema,
 } from '../../src/session-state/session-state.js';
 import type { Summarizer } from '../../src/summarizers/summarizer.js';
-import { renderPreviousState, renderTranscript } from '../../src/transcript/render-transcript.js';
+import { renderSummarizerPrompt } from '../../src/transcript/render-transcript.js';
 import { CALL_OPTIONS_KEY } from './call-options.js';
 
 /** Options of a summarizer backed by an AI SDK model. */
@@ -45,9 +45,7 @@ export function modelSummarizer(
       const result = await generateText({
         model,
         instructions,
-        prompt: prompt
-          .replace('{previous}', () => renderPreviousState(previous))
-          .replace('{messages}', () => renderTranscript(messages)),
+        prompt: renderSummarizerPrompt(prompt, { messages, previous }),
         output: Output.object({ schema: outputSchema, name: 'session_state' }),
         abortSignal,
         maxRetries,

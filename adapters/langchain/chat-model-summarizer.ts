@@ -7,7 +7,7 @@ import {
   summarizerOutputJsonSchema,
 } from '../../src/session-state/session-state.js';
 import type { Summarizer } from '../../src/summarizers/summarizer.js';
-import { renderPreviousState, renderTranscript } from '../../src/transcript/render-transcript.js';
+import { renderSummarizerPrompt } from '../../src/transcript/render-transcript.js';
 import { CALL_OPTIONS_KEY } from './call-options.js';
 import { modelInfo } from './model-info.js';
 
@@ -41,9 +41,7 @@ export function chatModelSummarizer(
   return {
     name: `model:${modelInfo(model).modelId}`,
     async summarize({ messages, previous, abortSignal }) {
-      const text = prompt
-        .replace('{previous}', () => renderPreviousState(previous))
-        .replace('{messages}', () => renderTranscript(messages));
+      const text = renderSummarizerPrompt(prompt, { messages, previous });
       const output = await structured.invoke([new SystemMessage(instructions), new HumanMessage(text)], {
         signal: abortSignal,
         configurable: { [CALL_OPTIONS_KEY]: { disable: true } },

@@ -3,10 +3,20 @@ import type { Message } from '../transcript/transcript.js';
 import type { SessionState } from './session-state.js';
 
 /**
- * Renders a state as the text of the synthetic user message. The state is JSON in which `<`, `>` and `&` are
- * written as unicode escapes, so no text from the conversation can close the tag or open a forged one,
- * while a model still reads the escaped characters as what they are.
+ * JSON made safe to place between tags: `<`, `>` and `&` (and the line separators U+2028 and U+2029) are written as
+ * unicode escapes, so no text from the conversation can close the tag or open a forged one, while a model still reads
+ * the escaped characters as what they are. Escaping can triple a text's tokens: measure what this returns.
  */
+export function escapeJsonForTag(json: string): string {
+  return json
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/** Renders a state as the text of the synthetic user message: escaped JSON (see `escapeJsonForTag`) in a tag. */
 export function renderSessionState(state: SessionState): string {
   const json = JSON.stringify(
     {
@@ -20,13 +30,8 @@ export function renderSessionState(state: SessionState): string {
     },
     null,
     1,
-  )
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
-  return `<session_state>\n${json}\n</session_state>`;
+  );
+  return `<session_state>\n${escapeJsonForTag(json)}\n</session_state>`;
 }
 
 /** The synthetic pair placed right after the system prompt: the state as a user message and a short reply. */

@@ -42,3 +42,44 @@ export function renderTranscript(messages: readonly Message[], maxOutputChars = 
 export function renderPreviousState(state: SessionState | undefined): string {
   return state ? renderSessionState(state) : '(none yet)';
 }
+
+/** Tags a summarizer prompt is built with, besides those of its template: the previous state's. */
+const STATE_TAGS = ['session_state'];
+
+/** Names of the tags a template opens or closes, e.g. `messages_to_fold` for `<messages_to_fold>`. */
+function tagNames(template: string): string[] {
+  const names = new Set(STATE_TAGS);
+  for (const match of template.matchAll(/<\/?\s*([A-Za-z_][\w.:-]*)\s*>/g))
+    names.add((match[1] as string).toLowerCase());
+  return [...names];
+}
+
+/**
+ * A text that can neither open nor close one of the tags `names`: the `<` of `<name` and `</name` (any case, spaces
+ * allowed) is written `&lt;`. Only those tags: every other `<` (code, HTML, comparisons) stays as it was, so quotes
+ * copied from the text are still found verbatim.
+ */
+export function escapeTags(text: string, names: readonly string[]): string {
+  if (names.length === 0) return text;
+  const alternatives = names.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  return text.replace(new RegExp(`<(?=\\s*/?\\s*(?:${alternatives})(?![\\w.:-]))`, 'gi'), '&lt;');
+}
+
+/**
+ * A model summarizer's prompt: `template` with `{previous}` and `{messages}` filled in, in one pass (a placeholder
+ * written inside a message stays text). The folded messages and the previous state are escaped (see `escapeTags`)
+ * against every tag of the template, so a message that contains `</messages_to_fold>` cannot end its block early and
+ * pass what follows as instructions.
+ */
+export function renderSummarizerPrompt(
+  template: string,
+  { messages, previous }: { messages: readonly Message[]; previous: SessionState | undefined },
+): string {
+  const names = tagNames(template);
+  const previousText = escapeTags(
+    renderPreviousState(previous),
+    names.filter((name) => !STATE_TAGS.includes(name)),
+  );
+  const messagesText = escapeTags(renderTranscript(messages), names);
+  return template.replace(/\{(previous|messages)\}/g, (_, name) => (name === 'previous' ? previousText : messagesText));
+}
