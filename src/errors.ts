@@ -44,6 +44,59 @@ export class InvalidOptionError extends ContextCompressionError {
   }
 }
 
+/**
+ * A value as an error message shows it: JSON where JSON says it truly (strings quoted), else by name (`NaN`,
+ * `Infinity`, `10n`, a function, a circular object), cut to 80 characters.
+ */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined)
+    return String(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'symbol') return value.toString();
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined) return `a ${Object.prototype.toString.call(value).slice(8, -1)} that JSON cannot show`;
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+const invalidPrompt = Symbol.for(`${PREFIX}.InvalidPromptError`);
+
+/**
+ * A message of the prompt cannot be read at all (a message that is not an object, content or a part of the wrong
+ * kind), so no provider could be sent it either. `messageIndex` counts the messages the adapter was given, system
+ * messages included (in the AI SDK, the `instructions` are message 0).
+ */
+export class InvalidPromptError extends ContextCompressionError {
+  readonly [invalidPrompt] = true;
+  readonly messageIndex: number;
+  /** The field at fault, e.g. `content` or `content[1].output`; empty for the message itself. */
+  readonly field: string;
+
+  constructor({
+    messageIndex,
+    field,
+    expected,
+    value,
+  }: { messageIndex: number; field: string; expected: string; value: unknown }) {
+    const subject = field ? `\`${field}\` must be ${expected}` : `must be ${expected}`;
+    super({
+      name: 'InvalidPromptError',
+      message: `Invalid message at index ${messageIndex}: ${subject} (got ${describeValue(value)})`,
+    });
+    this.messageIndex = messageIndex;
+    this.field = field;
+  }
+
+  static override isInstance(error: unknown): error is InvalidPromptError {
+    return hasMarker(error, baseSymbol) && hasMarker(error, invalidPrompt);
+  }
+}
+
 const unknownContextWindow = Symbol.for(`${PREFIX}.UnknownContextWindowError`);
 
 /** The context window of the model is not in the built-in table and was not given. */
@@ -51,12 +104,14 @@ export class UnknownContextWindowError extends ContextCompressionError {
   readonly [unknownContextWindow] = true;
   readonly modelId: string;
 
-  constructor({ modelId }: { modelId: string }) {
+  /** `example` shows the call to pass `contextWindow` to; the factories' own by default. */
+  constructor({
+    modelId,
+    example = 'withContextCompression(model, { contextWindow: 128_000 })',
+  }: { modelId: string; example?: string }) {
     super({
       name: 'UnknownContextWindowError',
-      message:
-        `The context window of model "${modelId}" is not known. ` +
-        'Pass it as the `contextWindow` option, e.g. withContextCompression(model, { contextWindow: 128_000 }).',
+      message: `The context window of model "${modelId}" is not known. Pass it as the \`contextWindow\` option, e.g. ${example}.`,
     });
     this.modelId = modelId;
   }
@@ -150,25 +205,99 @@ export class SummarizerError extends ContextCompressionError {
 
 const storeFailed = Symbol.for(`${PREFIX}.StoreError`);
 
-/** A store's get or set threw or did not settle in time; the call went on without it. */
+/**
+ * A store's get or set threw or did not settle in time, or (`invalid-record`) a get returned a value that is not a
+ * record this package wrote or that does not fit the history it was found for (a fold point that would separate a
+ * tool call from its result, a count past the history); the call went on without it.
+ */
 export class StoreError extends ContextCompressionError {
   readonly [storeFailed] = true;
   readonly operation: 'get' | 'set';
-  readonly reason: 'threw' | 'timeout';
+  readonly reason: 'threw' | 'timeout' | 'invalid-record';
+  /** What was wrong with an invalid record. */
+  readonly detail: string | undefined;
 
   constructor({
     operation,
     reason,
     cause,
-  }: { operation: StoreError['operation']; reason: StoreError['reason']; cause?: unknown }) {
-    const detail = cause instanceof Error ? `: ${cause.message}` : '';
-    super({ name: 'StoreError', message: `Store ${operation} failed (${reason})${detail}`, cause });
+    detail,
+  }: { operation: StoreError['operation']; reason: StoreError['reason']; cause?: unknown; detail?: string }) {
+    const why = detail ? `: ${detail}` : cause instanceof Error ? `: ${cause.message}` : '';
+    super({ name: 'StoreError', message: `Store ${operation} failed (${reason})${why}`, cause });
     this.operation = operation;
     this.reason = reason;
+    this.detail = detail;
   }
 
   static override isInstance(error: unknown): error is StoreError {
     return hasMarker(error, baseSymbol) && hasMarker(error, storeFailed);
+  }
+}
+
+const toolPairing = Symbol.for(`${PREFIX}.ToolPairingError`);
+
+/** One tool result or call of the caller's history that has no partner (see `findPairingProblems`). */
+export interface ToolPairingIssue {
+  readonly kind: 'orphan-result' | 'result-before-call' | 'call-without-result' | 'duplicate-result';
+  /** Index of the message in the caller's history, system messages excluded. */
+  readonly messageIndex: number;
+  readonly toolCallId: string;
+}
+
+/**
+ * The caller's history has tool results without their call (or before it), a second result for one call, or tool
+ * calls with no result before the history goes on. Providers reject such prompts, and nothing could be folded past an
+ * unanswered call; the parts were left out of the prompt (the caller's messages are unchanged).
+ */
+export class ToolPairingError extends ContextCompressionError {
+  readonly [toolPairing] = true;
+  readonly issues: readonly ToolPairingIssue[];
+
+  constructor({ issues }: { issues: readonly ToolPairingIssue[] }) {
+    const described = issues
+      .slice(0, 3)
+      .map((issue) => `${issue.kind} at message ${issue.messageIndex} (tool call id "${issue.toolCallId}")`)
+      .join(', ');
+    const more = issues.length > 3 ? ` and ${issues.length - 3} more` : '';
+    super({
+      name: 'ToolPairingError',
+      message: `The history has unpaired tool calls or results: ${described}${more}. They were left out of the prompt.`,
+    });
+    this.issues = issues;
+  }
+
+  static override isInstance(error: unknown): error is ToolPairingError {
+    return hasMarker(error, baseSymbol) && hasMarker(error, toolPairing);
+  }
+}
+
+const counterFailed = Symbol.for(`${PREFIX}.TokenCounterError`);
+
+/** A token counter threw or returned something other than a finite count; texts were counted approximately instead. */
+export class TokenCounterError extends ContextCompressionError {
+  readonly [counterFailed] = true;
+  readonly counter: string;
+  readonly reason: 'threw' | 'invalid-count';
+
+  constructor({
+    counter,
+    reason,
+    cause,
+    detail,
+  }: { counter: string; reason: TokenCounterError['reason']; cause?: unknown; detail?: string }) {
+    const why = reason === 'threw' ? (cause instanceof Error ? `: ${cause.message}` : '') : ` (returned ${detail})`;
+    super({
+      name: 'TokenCounterError',
+      message: `Token counter "${counter}" failed (${reason})${why}; counting about four characters a token instead`,
+      cause,
+    });
+    this.counter = counter;
+    this.reason = reason;
+  }
+
+  static override isInstance(error: unknown): error is TokenCounterError {
+    return hasMarker(error, baseSymbol) && hasMarker(error, counterFailed);
   }
 }
 

@@ -7,7 +7,7 @@ import type { EmbeddingModel, LanguageModel } from 'ai';
 import { type Embedder, isEmbedder } from '../../src/embeddings/embedder.js';
 import { createCompressionEngine } from '../../src/engine/create-engine.js';
 import type { CompressionEngine } from '../../src/engine/engine.js';
-import type { CompressionOptions } from '../../src/options/options.js';
+import { type CompressionOptions, readOptions } from '../../src/options/options.js';
 import type { SummarizeFunction, Summarizer } from '../../src/summarizers/summarizer.js';
 import { readCallOptions } from './call-options.js';
 import { fromTranscript } from './from-transcript.js';
@@ -46,8 +46,9 @@ function isLanguageModel(value: unknown): value is LanguageModel {
 }
 
 /** Builds the engine for a set of AI SDK options, turning a model summarizer into a Summarizer. */
-export function createEngine(options: ContextCompressionOptions): CompressionEngine {
-  return createCompressionEngine({ ...options, embedder: toEmbedder(options.embedder) }, (value) =>
+export function createEngine(options: ContextCompressionOptions | undefined): CompressionEngine {
+  const given = readOptions(options);
+  return createCompressionEngine({ ...given, embedder: toEmbedder(given.embedder) }, (value) =>
     isLanguageModel(value) ? modelSummarizer(value) : undefined,
   );
 }

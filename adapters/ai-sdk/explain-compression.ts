@@ -1,5 +1,6 @@
 import type { ModelMessage } from 'ai';
 import { type ExplainedDecision, type ExplainOptions, explain } from '../../src/engine/explain.js';
+import { checkWindowKnown, readOptions } from '../../src/options/options.js';
 import { type ContextCompressionOptions, toEmbedder } from './context-compression.js';
 import { modelMessagesToTranscript } from './model-messages.js';
 
@@ -15,12 +16,15 @@ export interface ExplainCompressionOptions
 
 /**
  * The decision log for AI SDK messages: which triggers fired, on what, how sure, and why, call by call, without
- * calling any model. Use it to tune `masking`, `triggers` and the budget shares before going live.
+ * calling any model. Use it to tune `masking`, `triggers` and the budget shares before going live. Give
+ * `contextWindow`, or `modelId` when it is in the context-window table.
  */
-export function explainCompression(
+export async function explainCompression(
   messages: readonly ModelMessage[],
-  { instructions, embedder, ...options }: ExplainCompressionOptions = {},
+  explainOptions?: ExplainCompressionOptions,
 ): Promise<ExplainedDecision[]> {
+  const { instructions, embedder, ...options } = readOptions(explainOptions);
+  checkWindowKnown(options, 'explainCompression');
   const system = instructions
     ? [{ role: 'system' as const, parts: [{ type: 'text' as const, text: instructions }] }]
     : [];

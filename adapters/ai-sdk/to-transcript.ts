@@ -3,35 +3,57 @@ import type {
   LanguageModelV4FilePart,
   LanguageModelV4Message,
   LanguageModelV4Prompt,
+  LanguageModelV4ToolCallPart,
   LanguageModelV4ToolResultOutput,
+  LanguageModelV4ToolResultPart,
 } from '@ai-sdk/provider';
-import { hashString } from '../../src/counting/hash.js';
+import { hashBytes, hashString } from '../../src/counting/hash.js';
+import { InvalidPromptError } from '../../src/errors.js';
 import { ConversionMemory } from '../../src/transcript/conversion-memory.js';
-import { type Message, type Part, stableStringify, type Transcript } from '../../src/transcript/transcript.js';
+import {
+  jsonSafe,
+  type Message,
+  type Part,
+  stableStringify,
+  type Transcript,
+} from '../../src/transcript/transcript.js';
 
 /** Token estimate of an image or file part, whose bytes are not text. */
 export const DEFAULT_FILE_TOKENS = 1_000;
 
 type FileData = LanguageModelV4FilePart['data'];
 
+/** Text of a field a JavaScript caller may have left null: `''` for null or undefined, JSON for anything else. */
+const textOf = (value: unknown): string =>
+  typeof value === 'string' ? value : value === null || value === undefined ? '' : stableStringify(value);
+
+function bytesOf(data: unknown): Uint8Array | undefined {
+  if (data instanceof Uint8Array) return data;
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return data instanceof ArrayBuffer ? new Uint8Array(data) : undefined;
+}
+
+/** A fingerprint of a file's whole content (every byte, the whole string or URL), so different files never share one. */
 function fileFingerprint(data: FileData | { type: string }): string {
   const file = data as FileData;
   switch (file.type) {
-    case 'url':
-      return `url:${file.url.toString()}`;
+    case 'url': {
+      const href = String(file.url);
+      return href.startsWith('data:') ? `data:${href.length}:${hashString(href)}` : `url:${href}`;
+    }
     case 'text':
-      return `text:${hashString(file.text)}`;
+      return `text:${hashString(textOf(file.text))}`;
     case 'reference':
       return `ref:${stableStringify(file.reference)}`;
     case 'data': {
       if (typeof file.data === 'string') return `data:${file.data.length}:${hashString(file.data)}`;
-      let sample = '';
-      const step = Math.max(1, Math.floor(file.data.length / 4096));
-      for (let index = 0; index < file.data.length; index += step) sample += String.fromCharCode(file.data[index] ?? 0);
-      return `bytes:${file.data.length}:${hashString(sample)}`;
+      const bytes = bytesOf(file.data);
+      return bytes
+        ? `bytes:${bytes.length}:${hashBytes(bytes).toString(36)}`
+        : `data:${hashString(stableStringify(file.data))}`;
     }
     default:
-      return stableStringify(file);
+      return `other:${hashString(stableStringify(file))}`;
   }
 }
 
@@ -39,9 +61,9 @@ function fileFingerprint(data: FileData | { type: string }): string {
 export function toolOutputText(output: LanguageModelV4ToolResultOutput): { text: string; isError: boolean } {
   switch (output.type) {
     case 'text':
-      return { text: output.value, isError: false };
+      return { text: textOf(output.value), isError: false };
     case 'error-text':
-      return { text: output.value, isError: true };
+      return { text: textOf(output.value), isError: true };
     case 'json':
       return { text: stableStringify(output.value), isError: false };
     case 'error-json':
@@ -49,8 +71,9 @@ export function toolOutputText(output: LanguageModelV4ToolResultOutput): { text:
     case 'execution-denied':
       return { text: `Execution denied${output.reason ? `: ${output.reason}` : ''}`, isError: true };
     case 'content':
+      if (!Array.isArray(output.value)) return { text: textOf(output.value), isError: false };
       return {
-        text: output.value.map((item) => (item.type === 'text' ? item.text : `[${item.type}]`)).join('\n'),
+        text: output.value.map((item) => (item?.type === 'text' ? textOf(item.text) : `[${item?.type}]`)).join('\n'),
         isError: false,
       };
     default:
@@ -58,66 +81,124 @@ export function toolOutputText(output: LanguageModelV4ToolResultOutput): { text:
   }
 }
 
-function toParts(message: LanguageModelV4Message): Part[] {
-  if (message.role === 'system') return [{ type: 'text', text: message.content, original: message }];
-  const parts: Part[] = [];
-  for (const part of message.content) {
-    switch (part.type) {
-      case 'text':
-        parts.push({ type: 'text', text: part.text, original: part });
-        break;
-      case 'reasoning':
-        parts.push({ type: 'reasoning', text: part.text, original: part });
-        break;
-      case 'file':
-      case 'reasoning-file':
-        parts.push({
-          type: 'file',
-          mediaType: part.mediaType,
-          fingerprint: fileFingerprint(part.data),
-          tokens: part.data.type === 'text' ? Math.ceil(part.data.text.length / 4) : DEFAULT_FILE_TOKENS,
-          original: part,
-        });
-        break;
-      case 'tool-call':
-        parts.push({ type: 'tool-call', id: part.toolCallId, name: part.toolName, args: part.input, original: part });
-        break;
-      case 'tool-result': {
-        const { text, isError } = toolOutputText(part.output);
-        parts.push({
-          type: 'tool-result',
-          callId: part.toolCallId,
-          name: part.toolName,
-          output: text,
-          isError,
-          original: part,
-        });
-        break;
-      }
-      default:
-        parts.push({ type: 'other', text: stableStringify(part), original: part });
-    }
-  }
-  return parts;
+/** A message that cannot be read; `toTranscript` turns it into an InvalidPromptError with the message's index. */
+class UnreadableMessage {
+  constructor(
+    readonly message: unknown,
+    readonly field: string,
+    readonly expected: string,
+    readonly value: unknown,
+  ) {}
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/**
+ * A provider-executed tool call or result (the result sits in the assistant message, see the V4 prompt types) as an
+ * `other` part: counted, folded and dropped with its turn, never masked, shortened or redacted. Providers read these
+ * results by their own schema (OpenAI's Responses API validates shell, tool search and programmatic results as JSON,
+ * or sends an item reference by the `itemId` that a rebuilt part loses; Anthropic's server tool results need their
+ * typed content), so a placeholder in any shape would be rejected or silently dropped: they are left as they are.
+ */
+function providerExecutedPart(part: LanguageModelV4ToolCallPart | LanguageModelV4ToolResultPart): Part {
+  const text =
+    part.type === 'tool-call' ? `${part.toolName}(${stableStringify(part.input)})` : toolOutputText(part.output).text;
+  return { type: 'other', text, original: part };
+}
+
+function contentPart(message: LanguageModelV4Message, part: unknown, index: number): Part {
+  if (!isObject(part) || typeof part.type !== 'string')
+    throw new UnreadableMessage(message, `content[${index}]`, 'a part object with a type', part);
+  const typed = part as unknown as Exclude<LanguageModelV4Message['content'], string>[number];
+  switch (typed.type) {
+    case 'text':
+    case 'reasoning':
+      return { type: typed.type, text: textOf(typed.text), original: part };
+    case 'file':
+    case 'reasoning-file': {
+      if (!isObject(typed.data))
+        throw new UnreadableMessage(
+          message,
+          `content[${index}].data`,
+          'file data such as { type: "data", data }',
+          typed.data,
+        );
+      return {
+        type: 'file',
+        mediaType: typed.mediaType,
+        fingerprint: fileFingerprint(typed.data),
+        tokens: typed.data.type === 'text' ? Math.ceil(textOf(typed.data.text).length / 4) : DEFAULT_FILE_TOKENS,
+        original: part,
+      };
+    }
+    case 'tool-call':
+      if (typed.providerExecuted) return providerExecutedPart(typed);
+      // jsonSafe: input with a cycle or a BigInt is read as plain data; the caller's part is what is sent
+      return {
+        type: 'tool-call',
+        id: typed.toolCallId,
+        name: typed.toolName,
+        args: jsonSafe(typed.input),
+        original: part,
+      };
+    case 'tool-result': {
+      if (!isObject(typed.output) || typeof typed.output.type !== 'string')
+        throw new UnreadableMessage(
+          message,
+          `content[${index}].output`,
+          'a tool output such as { type: "text", value }',
+          typed.output,
+        );
+      if (message.role === 'assistant') return providerExecutedPart(typed);
+      const { text, isError } = toolOutputText(typed.output);
+      return {
+        type: 'tool-result',
+        callId: typed.toolCallId,
+        name: typed.toolName,
+        output: text,
+        isError,
+        original: part,
+      };
+    }
+    default:
+      return { type: 'other', text: stableStringify(part), original: part };
+  }
+}
+
+const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
+
 function toMessage(message: LanguageModelV4Message): Message {
-  return { role: message.role, parts: toParts(message), original: message };
+  if (!isObject(message)) throw new UnreadableMessage(message, '', 'a message object { role, content }', message);
+  if (!ROLES.has(message.role))
+    throw new UnreadableMessage(message, 'role', '"system", "user", "assistant" or "tool"', message.role);
+  if (message.role === 'system') {
+    if (typeof message.content !== 'string')
+      throw new UnreadableMessage(message, 'content', 'a string in a system message', message.content);
+    return { role: 'system', parts: [{ type: 'text', text: message.content, original: message }], original: message };
+  }
+  if (!Array.isArray(message.content))
+    throw new UnreadableMessage(message, 'content', `an array of parts in a ${message.role} message`, message.content);
+  const parts = (message.content as unknown[]).map((part, index) => contentPart(message, part, index));
+  return { role: message.role, parts, original: message };
 }
 
 /** A memory of conversions for one middleware: a resent history is compared, not converted again. */
 export function promptConversions(): ConversionMemory<LanguageModelV4Message> {
   return new ConversionMemory(toMessage, (first) =>
-    typeof first.content === 'string'
-      ? `${first.role}:${first.content}`
-      : `${first.role}:${JSON.stringify(first.content)}`,
+    !isObject(first)
+      ? String(first)
+      : typeof first.content === 'string'
+        ? `${first.role}:${first.content}`
+        : `${first.role}:${stableStringify(first.content)}`,
   );
 }
 
 /**
  * Converts an AI SDK call's prompt and tools into the engine's transcript. Leading system messages become the
  * system prompt; a system message later in the prompt stays a message in its place. With `conversions`, messages
- * equal to those of the conversation's previous call are not converted again.
+ * equal to those of the conversation's previous call are not converted again. A message that cannot be read at all
+ * (not an object, content that is not an array of parts, a part without a type, a tool result without an output) is
+ * an InvalidPromptError; null texts read as empty and tool inputs with a cycle or a BigInt as plain data.
  */
 export function toTranscript(
   prompt: LanguageModelV4Prompt,
@@ -127,9 +208,24 @@ export function toTranscript(
   let leading = 0;
   while (leading < prompt.length && prompt[leading]?.role === 'system') leading++;
   const messages = prompt.slice(leading);
+  let system: Message[];
+  let converted: Message[];
+  try {
+    system = prompt.slice(0, leading).map(toMessage);
+    converted = conversions ? conversions.convertAll(messages) : messages.map(toMessage);
+  } catch (error) {
+    if (!(error instanceof UnreadableMessage)) throw error;
+    const { message, field, expected, value } = error;
+    throw new InvalidPromptError({
+      messageIndex: prompt.indexOf(message as LanguageModelV4Message),
+      field,
+      expected,
+      value,
+    });
+  }
   return {
-    system: prompt.slice(0, leading).map(toMessage),
-    messages: conversions ? conversions.convertAll(messages) : messages.map(toMessage),
+    system,
+    messages: converted,
     tools: (tools ?? []).map((tool) =>
       tool.type === 'function'
         ? { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }

@@ -2,6 +2,7 @@ import type { BaseLanguageModelInput } from '@langchain/core/language_models/bas
 import type { BaseMessage } from '@langchain/core/messages';
 import { type Runnable, type RunnableConfig, RunnableLambda } from '@langchain/core/runnables';
 import { InvalidOptionError } from '../../src/errors.js';
+import { readOptions } from '../../src/options/options.js';
 import { readCallOptions } from './call-options.js';
 import { compressBaseMessages, inputMessages } from './compress-base-messages.js';
 import { createEngine, type LangChainCompressionOptions } from './create-engine.js';
@@ -26,10 +27,10 @@ export interface CompressMessagesOptions extends LangChainCompressionOptions {
 export function compressMessages(
   options: CompressMessagesOptions = {},
 ): Runnable<BaseLanguageModelInput, BaseMessage[]> {
-  const { model, ...engineOptions } = options;
+  const { model, ...engineOptions } = readOptions(options);
   if (model !== undefined && (typeof model !== 'string' || model === ''))
     throw new InvalidOptionError({ option: 'model', message: 'expected a model id such as "gpt-4o"' });
-  if (model === undefined && options.contextWindow === undefined)
+  if (model === undefined && engineOptions.contextWindow === undefined)
     throw new InvalidOptionError({
       option: 'contextWindow',
       message:

@@ -1,7 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { createCompressionEngine } from '../../src/engine/create-engine.js';
 import type { CompressionEngine } from '../../src/engine/engine.js';
-import type { CompressionOptions } from '../../src/options/options.js';
+import { type CompressionOptions, readOptions } from '../../src/options/options.js';
 import type { SummarizeFunction, Summarizer } from '../../src/summarizers/summarizer.js';
 import { chatModelSummarizer } from './chat-model-summarizer.js';
 import { isChatModel } from './model-info.js';
@@ -16,6 +16,8 @@ export interface LangChainCompressionOptions extends Omit<CompressionOptions, 's
 }
 
 /** Builds the engine for a set of LangChain options, turning a chat model summarizer into a Summarizer. */
-export function createEngine(options: LangChainCompressionOptions): CompressionEngine {
-  return createCompressionEngine(options, (value) => (isChatModel(value) ? chatModelSummarizer(value) : undefined));
+export function createEngine(options: LangChainCompressionOptions | undefined): CompressionEngine {
+  return createCompressionEngine(readOptions(options), (value) =>
+    isChatModel(value) ? chatModelSummarizer(value) : undefined,
+  );
 }

@@ -1,5 +1,6 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { type ExplainedDecision, type ExplainOptions, explain } from '../../src/engine/explain.js';
+import { checkWindowKnown, readOptions } from '../../src/options/options.js';
 import type { LangChainCompressionOptions } from './create-engine.js';
 import { toTranscript } from './to-transcript.js';
 
@@ -13,11 +14,14 @@ export interface ExplainCompressionOptions
 
 /**
  * The decision log for LangChain messages: which triggers fired, on what, how sure, and why, call by call, without
- * calling any model. Leading system messages count as the system prompt.
+ * calling any model. Leading system messages count as the system prompt. Give `contextWindow`, or `modelId` when it
+ * is in the context-window table.
  */
-export function explainCompression(
+export async function explainCompression(
   messages: readonly BaseMessage[],
-  options: ExplainCompressionOptions = {},
+  explainOptions?: ExplainCompressionOptions,
 ): Promise<ExplainedDecision[]> {
+  const options = readOptions(explainOptions);
+  checkWindowKnown(options, 'explainCompression');
   return explain(toTranscript(messages), options);
 }

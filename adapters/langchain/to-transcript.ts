@@ -1,7 +1,9 @@
 import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
-import { hashString } from '../../src/counting/hash.js';
+import { hashBytes, hashString } from '../../src/counting/hash.js';
+import { InvalidPromptError } from '../../src/errors.js';
 import {
+  jsonSafe,
   type Message,
   type Part,
   type Role,
@@ -29,9 +31,27 @@ const FILE_BLOCKS = new Set([
 /** Blocks of an AI message's content that repeat its `tool_calls`; the calls are counted once, from `tool_calls`. */
 const TOOL_CALL_BLOCKS = new Set(['tool_use', 'tool_call', 'function_call']);
 
+/** A fingerprint of inline data over all of it: a base64 string hashed whole, bytes (standard blocks) every byte. */
 function dataFingerprint(data: unknown): string | undefined {
   if (typeof data === 'string') return `data:${data.length}:${hashString(data)}`;
-  return undefined;
+  const bytes =
+    data instanceof Uint8Array
+      ? data
+      : ArrayBuffer.isView(data)
+        ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+        : data instanceof ArrayBuffer
+          ? new Uint8Array(data)
+          : undefined;
+  return bytes ? `bytes:${bytes.length}:${hashBytes(bytes).toString(36)}` : undefined;
+}
+
+/** A message that cannot be read; `toTranscript` turns it into an InvalidPromptError with the message's index. */
+class UnreadableMessage {
+  constructor(
+    readonly field: string,
+    readonly expected: string,
+    readonly value: unknown,
+  ) {}
 }
 
 function fileFingerprint(block: Block): string {
@@ -85,9 +105,10 @@ function blockPart(block: Block, original: unknown): Part {
 /** Text of message content as a model reads it: text blocks joined by newlines, other blocks named by type. */
 export function contentText(content: BaseMessage['content']): string {
   if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
   return content
     .map((block) => {
-      const item = block as Block;
+      const item = (block ?? {}) as Block;
       return item.type === 'text' && typeof item.text === 'string' ? item.text : `[${String(item.type)}]`;
     })
     .join('\n');
@@ -96,8 +117,14 @@ export function contentText(content: BaseMessage['content']): string {
 function contentParts(message: BaseMessage, skipToolCallBlocks: boolean): Part[] {
   const { content } = message;
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content, original: content }];
+  // null content (a message built or changed by hand) reads as empty, as LangChain's constructors make it
+  if (content === null || content === undefined) return [];
+  if (!Array.isArray(content))
+    throw new UnreadableMessage('content', 'a string or an array of content blocks', content);
   const parts: Part[] = [];
-  for (const block of content) {
+  for (const [index, block] of content.entries()) {
+    if (typeof block !== 'object' || block === null)
+      throw new UnreadableMessage(`content[${index}]`, 'a content block object with a type', block);
     const item = block as Block;
     if (skipToolCallBlocks && TOOL_CALL_BLOCKS.has(String(item.type))) continue;
     parts.push(blockPart(item, block));
@@ -110,10 +137,14 @@ function aiParts(message: BaseMessage): Part[] {
   const parts: Part[] = [];
   const reasoning = message.additional_kwargs?.reasoning_content;
   if (typeof reasoning === 'string' && reasoning) parts.push({ type: 'reasoning', text: reasoning });
-  const calls = ai.tool_calls ?? [];
+  const calls = Array.isArray(ai.tool_calls) ? ai.tool_calls : [];
   parts.push(...contentParts(message, calls.length > 0));
-  for (const call of calls)
-    parts.push({ type: 'tool-call', id: call.id ?? '', name: call.name, args: call.args, original: call });
+  for (const [index, call] of calls.entries()) {
+    if (typeof call !== 'object' || call === null)
+      throw new UnreadableMessage(`tool_calls[${index}]`, 'a tool call { id, name, args }', call);
+    // jsonSafe: args with a cycle or a BigInt are read as plain data; the caller's message is what is sent
+    parts.push({ type: 'tool-call', id: call.id ?? '', name: call.name, args: jsonSafe(call.args), original: call });
+  }
   return parts;
 }
 
@@ -245,14 +276,23 @@ export function toolDefinitions(tools: readonly unknown[] | undefined): unknown[
 /**
  * Converts LangChain messages and tools into the engine's transcript. Leading system messages become the system
  * prompt; a system message later on stays a message in its place. Every message keeps its object as `original`.
+ * Something that is not a LangChain message, or content blocks that are not objects, is an InvalidPromptError; null
+ * content reads as empty and tool call args with a cycle or a BigInt as plain data.
  */
 export function toTranscript(messages: readonly BaseMessage[], tools?: readonly unknown[]): Transcript {
   const toolNames = new Map<string, string>();
   const out: Message[] = [];
-  for (const message of messages) {
+  for (const [messageIndex, message] of messages.entries()) {
+    if (typeof (message as Partial<BaseMessage> | null)?.getType !== 'function')
+      throw new InvalidPromptError({ messageIndex, field: '', expected: 'a LangChain message', value: message });
     const calls = (message as BaseMessage & { tool_calls?: { id?: string; name: string }[] }).tool_calls;
-    if (calls) for (const call of calls) if (call.id) toolNames.set(call.id, call.name);
-    out.push(toMessage(message, toolNames));
+    if (Array.isArray(calls)) for (const call of calls) if (call?.id) toolNames.set(call.id, call.name);
+    try {
+      out.push(toMessage(message, toolNames));
+    } catch (error) {
+      if (!(error instanceof UnreadableMessage)) throw error;
+      throw new InvalidPromptError({ messageIndex, ...error });
+    }
   }
   let leading = 0;
   while (leading < out.length && out[leading]?.role === 'system') leading++;

@@ -42,3 +42,27 @@ export function hashChain(previous: number, next: number): number {
 export function hashString(text: string, seed = 0): string {
   return hash53(text, seed).toString(36);
 }
+
+/**
+ * A 53-bit hash of every byte of `bytes` (read as little-endian 32-bit words, the tail byte by byte), for fingerprints
+ * of files and images: two files that differ anywhere hash apart, however large they are.
+ */
+export function hashBytes(bytes: Uint8Array, seed = 0): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const wordBytes = bytes.byteLength - (bytes.byteLength % 4);
+  for (let offset = 0; offset < wordBytes; offset += 4) {
+    const word = view.getUint32(offset, true);
+    h1 = Math.imul(h1 ^ word, 2654435761);
+    h2 = Math.imul(h2 ^ word, 1597334677);
+  }
+  // the tail and the length, so arrays that differ only by trailing zero bytes hash apart
+  let tail = 0;
+  for (let offset = wordBytes; offset < bytes.byteLength; offset++) tail = (tail << 8) | (bytes[offset] as number);
+  for (const word of [tail, bytes.byteLength >>> 0]) {
+    h1 = Math.imul(h1 ^ word, 2654435761);
+    h2 = Math.imul(h2 ^ word, 1597334677);
+  }
+  return mix(h1, h2);
+}

@@ -1,20 +1,21 @@
 import { z } from 'zod';
-import { InvalidOptionError } from '../errors.js';
+import { optionIssueError } from './option-issue-error.js';
 
 /** The key under which every adapter reads per-call options (AI SDK `providerOptions`, LangChain `configurable`). */
 export const CALL_OPTIONS_KEY = 'context-compression';
 
 /** Per-call options, the same for every adapter. */
-export const CallOptionsSchema = z
-  .object({
+export const CallOptionsSchema = z.strictObject(
+  {
     /** Separates stored state, e.g. per user or tenant; added to the engine's namespace. */
-    namespace: z.string().optional(),
+    namespace: z.string({ error: 'a string' }).optional(),
     /** Sends this call's prompt untouched. */
-    disable: z.boolean().optional(),
+    disable: z.boolean({ error: 'true or false' }).optional(),
     /** Folds all complete turns now, whatever the budget says. */
-    force: z.boolean().optional(),
-  })
-  .strict();
+    force: z.boolean({ error: 'true or false' }).optional(),
+  },
+  { error: 'an object { namespace?, disable?, force? }' },
+);
 
 /** Per-call options: `namespace`, `disable`, `force`. */
 export type ContextCompressionCallOptions = z.infer<typeof CallOptionsSchema>;
@@ -24,9 +25,5 @@ export function parseCallOptions(raw: unknown, where: string): ContextCompressio
   if (raw === undefined) return {};
   const parsed = CallOptionsSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new InvalidOptionError({
-    option: `${where}${issue?.path.length ? `.${issue.path.join('.')}` : ''}`,
-    message: issue?.message ?? 'invalid',
-  });
+  throw optionIssueError(CallOptionsSchema, parsed.error.issues[0], raw, where);
 }

@@ -2,12 +2,14 @@ import { z } from 'zod';
 import type { TokenCounter } from '../counting/token-counter.js';
 import { type Embedder, isEmbedder } from '../embeddings/embedder.js';
 import type { CompressEvent, CompressionErrorEvent } from '../engine/events.js';
-import { InvalidOptionError } from '../errors.js';
+import { describeValue, InvalidOptionError, UnknownContextWindowError } from '../errors.js';
 import type { StateStore } from '../store/state-store.js';
 import type { MaskingOptions } from '../strategies/observation-masking.js';
 import type { SummarizeFunction, Summarizer } from '../summarizers/summarizer.js';
 import type { SemanticTriggerOptions } from '../triggers/semantic-triggers.js';
 import type { StalenessOptions } from '../triggers/staleness.js';
+import { lookupContextWindow } from './context-windows.js';
+import { optionIssueError } from './option-issue-error.js';
 
 /** Tokens kept free for the model's answer when `reserveOutputTokens` is not given. */
 export const DEFAULT_RESERVE_OUTPUT_TOKENS = 4_096;
@@ -26,7 +28,11 @@ export const DEFAULT_SUMMARIZER_TIMEOUT_MS = 30_000;
 /** How long stored states live. */
 export const DEFAULT_STATE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** Options of the compression engine, shared by both adapters. */
+/**
+ * Options of the compression engine, shared by both adapters. Every factory checks them when called: an unknown key,
+ * a value out of range or `null` instead of the options object (from JavaScript) is an `InvalidOptionError` naming the
+ * option, the value given and the values allowed.
+ */
 export interface CompressionOptions {
   /** The model's context window in tokens. @default looked up from the model id; an error when unknown */
   contextWindow?: number;
@@ -113,146 +119,210 @@ export interface CompressionOptions {
   onError?: (event: CompressionErrorEvent) => void;
 }
 
-const share = (name: string) =>
+/* Each field's schema carries its allowed values in words as its error: every issue reads "must be <that>". */
+const share = () => z.number({ error: 'a number greater than 0 and less than 1' }).gt(0).lt(1);
+const whole = (min: number, unit: string) =>
   z
-    .number({ error: `${name} must be a number` })
-    .gt(0)
-    .lt(1);
-const positiveInt = z.number().int().positive();
+    .number({ error: `a whole number${unit} of at least ${min}` })
+    .int()
+    .min(min);
 /** A timer's milliseconds: past 2^31 - 1, setTimeout fires at once. */
-const timeout = positiveInt.max(2_147_483_647);
+const timeout = z
+  .number({ error: 'a whole number of milliseconds from 1 to 2147483647 (about 24.8 days)' })
+  .int()
+  .min(1)
+  .max(2_147_483_647);
+const text = (expected = 'a string') => z.string({ error: expected });
+const names = z.array(z.string({ error: 'a tool name' }), { error: 'an array of tool names' });
+const detectors = z.union([z.literal(false), z.record(z.string(), z.unknown())], { error: 'false or an object' });
 
-const OptionsSchema = z.object({
-  contextWindow: positiveInt.min(1_024).optional(),
-  reserveOutputTokens: z.number().int().nonnegative().optional(),
-  compressAt: share('compressAt').optional(),
-  compressTo: share('compressTo').optional(),
-  hardLimit: z.number().gt(0).lte(1).optional(),
-  maxToolResultTokens: positiveInt.optional(),
+const OptionsSchema = z.strictObject({
+  contextWindow: whole(1_024, ' of tokens').optional(),
+  reserveOutputTokens: whole(0, ' of tokens').optional(),
+  compressAt: share().optional(),
+  compressTo: share().optional(),
+  hardLimit: z.number({ error: 'a number greater than 0 and at most 1' }).gt(0).lte(1).optional(),
+  maxToolResultTokens: whole(1, ' of tokens').optional(),
   summarizerTimeoutMs: timeout.optional(),
   embedderTimeoutMs: timeout.optional(),
   storeTimeoutMs: timeout.optional(),
-  stateTtlMs: positiveInt.optional(),
-  namespace: z.string().optional(),
-  awarenessBlock: z.string().optional(),
-  acknowledgement: z.string().min(1).optional(),
+  stateTtlMs: whole(1, ' of milliseconds').optional(),
+  namespace: text().optional(),
+  awarenessBlock: text().optional(),
+  acknowledgement: text('a non-empty string').min(1).optional(),
   masking: z
-    .union([
-      z.literal(false),
-      z
-        .object({
-          keepRecent: z.number().int().nonnegative().optional(),
-          clearAtLeast: z.number().int().nonnegative().optional(),
-          excludeTools: z.array(z.string()).optional(),
-        })
-        .strict(),
-    ])
+    .union(
+      [
+        z.literal(false),
+        z.strictObject({
+          keepRecent: whole(0, '').optional(),
+          clearAtLeast: whole(0, ' of tokens').optional(),
+          excludeTools: names.optional(),
+        }),
+      ],
+      { error: 'false or an object { keepRecent?, clearAtLeast?, excludeTools? }' },
+    )
     .optional(),
-  folding: z.boolean().optional(),
+  folding: z.boolean({ error: 'true or false' }).optional(),
   triggers: z
-    .object({
-      semantic: z.union([z.literal(false), z.record(z.string(), z.unknown())]).optional(),
-      staleness: z.union([z.literal(false), z.record(z.string(), z.unknown())]).optional(),
-    })
-    .strict()
+    .strictObject(
+      { semantic: detectors.optional(), staleness: detectors.optional() },
+      { error: 'an object { semantic?, staleness? }' },
+    )
     .optional(),
   redaction: z
-    .union([
-      z.literal(false),
-      z.object({ toolName: z.string().min(1).optional(), excludeTools: z.array(z.string()).optional() }).strict(),
-    ])
+    .union(
+      [
+        z.literal(false),
+        z.strictObject({ toolName: text('a non-empty string').min(1).optional(), excludeTools: names.optional() }),
+      ],
+      { error: 'false or an object { toolName?, excludeTools? }' },
+    )
     .optional(),
   cachePricing: z
-    .object({ read: z.number().nonnegative().optional(), write: z.number().positive().optional() })
-    .strict()
+    .strictObject(
+      {
+        read: z.number({ error: 'a number of at least 0' }).nonnegative().optional(),
+        write: z.number({ error: 'a number greater than 0' }).positive().optional(),
+      },
+      { error: 'an object { read?, write? }' },
+    )
     .optional(),
   recall: z
-    .union([z.literal(false), z.object({ budgetShare: share('recall.budgetShare').optional() }).strict()])
+    .union([z.literal(false), z.strictObject({ budgetShare: share().optional() })], {
+      error: 'false or an object { budgetShare? }',
+    })
     .optional(),
+  // checked below, with messages that say what they must offer
+  summarizer: z.unknown().optional(),
+  tokenCounter: z.unknown().optional(),
+  store: z.unknown().optional(),
+  embedder: z.unknown().optional(),
+  onCompress: z.unknown().optional(),
+  onError: z.unknown().optional(),
 });
 
 /** Prompt-cache prices as multiples of the input price (Anthropic: reads 0.1x, writes 1.25x). */
 export const DEFAULT_CACHE_PRICING = Object.freeze({ read: 0.1, write: 1.25 });
 
 /**
- * Validates options when a factory is called, so mistakes fail at start-up with the option's name, not in the
- * middle of a conversation.
+ * The options object a factory was given, read before it is validated: `undefined` reads as `{}`; `null` (possible
+ * from JavaScript) or any other non-object is an InvalidOptionError, never a crash inside the factory.
+ */
+export function readOptions<T extends object>(options: T | undefined): T {
+  if (options === undefined) return {} as T;
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new InvalidOptionError({ option: 'options', message: `must be an object (got ${describeValue(options)})` });
+  }
+  return options;
+}
+
+/**
+ * Validates options when a factory is called, so mistakes fail at start-up with the option's name, the value given
+ * and the values allowed, not in the middle of a conversation. Unknown keys fail too, naming the closest option.
  */
 export function validateOptions(options: CompressionOptions): void {
-  if (options === null || typeof options !== 'object') {
-    throw new InvalidOptionError({ option: 'options', message: 'expected an object' });
-  }
+  readOptions(options);
   const parsed = OptionsSchema.safeParse(options);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const option = issue?.path.join('.') || 'options';
-    const value = issue?.path.reduce<unknown>((inner, key) => (inner as Record<PropertyKey, unknown>)?.[key], options);
-    throw new InvalidOptionError({ option, message: `${issue?.message ?? 'invalid'} (got ${JSON.stringify(value)})` });
-  }
-  const compressAt = options.compressAt ?? DEFAULT_COMPRESS_AT;
-  const compressTo = options.compressTo ?? DEFAULT_COMPRESS_TO;
-  const hardLimit = options.hardLimit ?? DEFAULT_HARD_LIMIT;
-  if (!(compressTo < compressAt)) {
-    throw new InvalidOptionError({
-      option: 'compressTo',
-      message: `must be below compressAt (${compressAt}), got ${compressTo}`,
-    });
-  }
-  if (!(compressAt < hardLimit)) {
-    throw new InvalidOptionError({
-      option: 'compressAt',
-      message: `must be below hardLimit (${hardLimit}), got ${compressAt}`,
-    });
-  }
+  if (!parsed.success) throw optionIssueError(OptionsSchema, parsed.error.issues[0], options, '');
+  checkShareOrder(options);
   if (options.contextWindow !== undefined && options.reserveOutputTokens !== undefined) {
     checkReserve(options.contextWindow, options.reserveOutputTokens);
   }
   for (const name of ['onCompress', 'onError'] as const) {
-    if (options[name] !== undefined && typeof options[name] !== 'function') {
-      throw new InvalidOptionError({ option: name, message: 'expected a function' });
-    }
+    if (options[name] !== undefined && typeof options[name] !== 'function') fail(name, 'a function', options[name]);
   }
   const { summarizer, store, tokenCounter, embedder } = options;
   if (embedder !== undefined && !isEmbedder(embedder)) {
+    fail(
+      'embedder',
+      'an object with embedDocuments(texts) and embedQuery(text) (a LangChain Embeddings, transformersEmbedder(), or an AI SDK embedding model in the AI SDK adapter)',
+      embedder,
+    );
+  }
+  if (summarizer !== undefined && typeof summarizer !== 'function' && !hasMethods(summarizer, ['summarize'])) {
+    fail(
+      'summarizer',
+      'a model, an object with summarize({ messages, previous, abortSignal }), or an async function',
+      summarizer,
+    );
+  }
+  if (store !== undefined && !hasMethods(store, ['get', 'set'])) {
+    fail('store', 'an object with async get(key) and set(key, value)', store);
+  }
+  if (tokenCounter !== undefined && !hasMethods(tokenCounter, ['count'])) {
+    fail('tokenCounter', 'an object with count(text)', tokenCounter);
+  }
+}
+
+/**
+ * For functions that see no model (`explainCompression`, named by `call`): fails unless the budget is known from
+ * `contextWindow`, or from `modelId` through the context-window table, saying which of the two to give.
+ */
+export function checkWindowKnown(
+  { contextWindow, modelId }: { contextWindow?: unknown; modelId?: unknown },
+  call: string,
+) {
+  if (contextWindow !== undefined) return;
+  if (modelId === undefined) {
     throw new InvalidOptionError({
-      option: 'embedder',
-      message:
-        'expected an object with embedDocuments(texts) and embedQuery(text) (a LangChain Embeddings, transformersEmbedder(), or an AI SDK embedding model in the AI SDK adapter)',
+      option: 'contextWindow',
+      message: `${call} sees no model, so give \`contextWindow\` (tokens, e.g. 128_000) or \`modelId\` (a known id such as "gpt-4o") (got neither)`,
     });
   }
-  if (
-    summarizer !== undefined &&
-    typeof summarizer !== 'function' &&
-    (typeof summarizer !== 'object' || summarizer === null || typeof summarizer.summarize !== 'function')
-  ) {
-    throw new InvalidOptionError({
-      option: 'summarizer',
-      message: 'expected a model, an object with summarize({ messages, previous, abortSignal }), or an async function',
-    });
-  }
-  if (
-    store !== undefined &&
-    (typeof store !== 'object' || store === null || typeof store.get !== 'function' || typeof store.set !== 'function')
-  ) {
-    throw new InvalidOptionError({
-      option: 'store',
-      message: 'expected an object with async get(key) and set(key, value)',
-    });
-  }
-  if (
-    tokenCounter !== undefined &&
-    (typeof tokenCounter !== 'object' || tokenCounter === null || typeof tokenCounter.count !== 'function')
-  ) {
-    throw new InvalidOptionError({ option: 'tokenCounter', message: 'expected an object with count(text)' });
+  if (typeof modelId !== 'string') fail('modelId', 'a model id string such as "gpt-4o"', modelId);
+  if (lookupContextWindow(modelId) === undefined) {
+    throw new UnknownContextWindowError({ modelId, example: `${call}(messages, { contextWindow: 128_000 })` });
   }
 }
 
 /** Checks that the reserved output leaves a usable budget; also applied to windows looked up from a model id. */
 export function checkReserve(contextWindow: number, reserveOutputTokens: number): void {
   if (reserveOutputTokens >= contextWindow / 2) {
-    throw new InvalidOptionError({
-      option: 'reserveOutputTokens',
-      message: `must be less than half of the context window (${contextWindow}), got ${reserveOutputTokens}`,
-    });
+    fail(
+      'reserveOutputTokens',
+      `less than half of the context window (${contextWindow} tokens), i.e. below ${contextWindow / 2}`,
+      reserveOutputTokens,
+    );
+  }
+}
+
+function fail(option: string, expected: string, value: unknown): never {
+  throw new InvalidOptionError({ option, message: `must be ${expected} (got ${describeValue(value)})` });
+}
+
+function hasMethods(value: unknown, methods: readonly string[]): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    methods.every((name) => typeof (value as Record<string, unknown>)[name] === 'function')
+  );
+}
+
+const SHARES = [
+  ['compressTo', DEFAULT_COMPRESS_TO],
+  ['compressAt', DEFAULT_COMPRESS_AT],
+  ['hardLimit', DEFAULT_HARD_LIMIT],
+] as const;
+
+/**
+ * compressTo < compressAt < hardLimit, defaults filled in. A pair out of order blames the option the caller set: the
+ * lower one when both were set, else the one given, whose message names the other's default.
+ */
+function checkShareOrder(options: CompressionOptions): void {
+  const given = (index: number) => options[SHARES[index]?.[0] ?? 'compressAt'];
+  const value = (index: number) => given(index) ?? (SHARES[index]?.[1] as number);
+  const bound = (index: number) =>
+    `${SHARES[index]?.[0]} = ${value(index)}${given(index) === undefined ? ' (default)' : ''}`;
+  for (let lower = 0; lower < SHARES.length - 1; lower++) {
+    if (value(lower) < value(lower + 1)) continue;
+    const blamed = given(lower) !== undefined ? lower : lower + 1;
+    const above = blamed > 0 ? bound(blamed - 1) : '0';
+    const below = blamed < SHARES.length - 1 ? `less than ${bound(blamed + 1)}` : 'at most 1';
+    fail(
+      SHARES[blamed]?.[0] ?? 'compressAt',
+      `a number greater than ${above} and ${below}, since compressTo < compressAt < hardLimit`,
+      value(blamed),
+    );
   }
 }

@@ -1,16 +1,21 @@
 import type { Message, Part } from './transcript.js';
 
+/** Nesting beyond which two values are taken as different (JSON from a model or a user is far shallower). */
+const MAX_DEPTH = 200;
+
 /**
  * Whether two values of a message are equal as data: the same JSON-like tree (plain objects by their own enumerable
  * keys, byte arrays by their bytes). Any other object (a URL, a class instance) is equal only to itself. Strings
- * compare natively, so a long output costs one memory comparison.
+ * compare natively, so a long output costs one memory comparison. Values nested deeper than `MAX_DEPTH` (a cycle)
+ * count as different: the message is then read as new, never a wrong match.
  */
-export function sameValue(a: unknown, b: unknown): boolean {
+export function sameValue(a: unknown, b: unknown, depth = 0): boolean {
   if (a === b) return true;
+  if (depth > MAX_DEPTH) return false;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let index = 0; index < a.length; index++) if (!sameValue(a[index], b[index])) return false;
+    for (let index = 0; index < a.length; index++) if (!sameValue(a[index], b[index], depth + 1)) return false;
     return true;
   }
   if (Array.isArray(b)) return false;
@@ -27,7 +32,7 @@ export function sameValue(a: unknown, b: unknown): boolean {
     if (!Object.hasOwn(a, key)) continue;
     keys++;
     if (!Object.hasOwn(b, key)) return false;
-    if (!sameValue((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+    if (!sameValue((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], depth + 1)) return false;
   }
   for (const key in b) if (Object.hasOwn(b, key)) keys--;
   if (keys !== 0) return false;

@@ -109,20 +109,57 @@ export function messageText(message: Message): string {
   return message.parts.map(partText).join('\n');
 }
 
-/** JSON with sorted object keys, so equal values always give equal strings. */
+/** What a reference back to an enclosing object reads as in `stableStringify` and `jsonSafe`. */
+export const CIRCULAR_PLACEHOLDER = '[circular]';
+
+/**
+ * JSON with sorted object keys, so equal values always give equal strings. It never throws on what a JavaScript
+ * caller may put in a message: a reference back to an enclosing object reads as `CIRCULAR_PLACEHOLDER` and a BigInt
+ * as its decimal string (the text is for counting, hashing and summarizing, never sent).
+ */
 export function stableStringify(value: unknown): string {
   if (value === undefined) return '';
   if (typeof value === 'string') return value;
-  return JSON.stringify(value, (_key, inner: unknown) => {
-    if (inner && typeof inner === 'object' && !Array.isArray(inner) && !(inner instanceof Uint8Array)) {
+  // JSON.stringify's own cycle check cannot see through the sorted copies, so the path is tracked here: `holders`
+  // are the objects JSON.stringify walks (the copies), `path` the caller's objects they stand for
+  const holders: unknown[] = [];
+  const path: unknown[] = [];
+  return JSON.stringify(value, function (this: unknown, _key, inner: unknown) {
+    if (typeof inner === 'bigint') return inner.toString();
+    if (!inner || typeof inner !== 'object') return inner;
+    while (holders.length > 0 && holders[holders.length - 1] !== this) {
+      holders.pop();
+      path.pop();
+    }
+    if (path.includes(inner)) return CIRCULAR_PLACEHOLDER;
+    let holder: unknown = inner;
+    if (!Array.isArray(inner) && !(inner instanceof Uint8Array)) {
       const sorted: Record<string, unknown> = {};
       for (const key of Object.keys(inner as Record<string, unknown>).sort()) {
         sorted[key] = (inner as Record<string, unknown>)[key];
       }
-      return sorted;
+      holder = sorted;
     }
-    return inner;
+    holders.push(holder);
+    path.push(inner);
+    return holder;
   });
+}
+
+/**
+ * `value` itself when `JSON.stringify` takes it (the usual case), else a plain JSON copy of it as `stableStringify`
+ * reads it (cycles as `CIRCULAR_PLACEHOLDER`, BigInts as decimal strings). Adapters give it to the engine as tool call
+ * arguments, so counting, hashing and every strategy read plain data; the caller's object is what goes out.
+ */
+export function jsonSafe(value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value !== 'object' || value === null) return value;
+  try {
+    JSON.stringify(value);
+    return value;
+  } catch {
+    return JSON.parse(stableStringify(value));
+  }
 }
 
 /** Tool call ids of an assistant message, in order. */

@@ -3,6 +3,7 @@ import {
   ContextCompressionError,
   HardLimitError,
   InvalidOptionError,
+  InvalidPromptError,
   MessageTooLargeError,
   SummarizerError,
   UnknownContextWindowError,
@@ -11,6 +12,7 @@ import {
 const errors = {
   InvalidOptionError: new InvalidOptionError({ option: 'compressAt', message: 'bad' }),
   UnknownContextWindowError: new UnknownContextWindowError({ modelId: 'x' }),
+  InvalidPromptError: new InvalidPromptError({ messageIndex: 1, field: 'content', expected: 'an array', value: null }),
   MessageTooLargeError: new MessageTooLargeError({ messageTokens: 10, budgetTokens: 5, messageIndex: 0 }),
   HardLimitError: new HardLimitError({ promptTokens: 3_604, hardLimitTokens: 2_975 }),
   SummarizerError: new SummarizerError({ summarizer: 'fn', reason: 'timeout' }),
@@ -18,6 +20,7 @@ const errors = {
 const classes = {
   InvalidOptionError,
   UnknownContextWindowError,
+  InvalidPromptError,
   MessageTooLargeError,
   HardLimitError,
   SummarizerError,

@@ -65,7 +65,7 @@ describe('validateOptions at construction', () => {
     const error = constructionError({ compressAt: 0.8, hardLimit: 0.75 });
     expect(InvalidOptionError.isInstance(error)).toBe(true);
     expect((error as InvalidOptionError).option).toBe('compressAt');
-    expect((error as Error).message).toContain('must be below hardLimit (0.75)');
+    expect((error as Error).message).toContain('less than hardLimit = 0.75, since compressTo < compressAt < hardLimit');
   });
 
   it('rejects options that are not an object', () => {
