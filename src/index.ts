@@ -19,11 +19,15 @@ export {
   EmbedderError,
   HardLimitError,
   InvalidOptionError,
+  InvalidPromptError,
   ListenerError,
   MessageTooLargeError,
   StoreError,
   SummarizerError,
+  TokenCounterError,
   TokenizerUnavailableError,
+  ToolPairingError,
+  type ToolPairingIssue,
   UnknownContextWindowError,
 } from './errors.js';
 export { KNOWN_CONTEXT_WINDOWS, lookupContextWindow } from './options/context-windows.js';
@@ -55,6 +59,7 @@ export {
   SessionStateSchema,
   SummarizerOutputSchema,
 } from './session-state/session-state.js';
+export { type EraseScope, eraseStoredState } from './store/erase.js';
 export { DEFAULT_STORE_TIMEOUT_MS } from './store/guarded-store.js';
 export {
   DEFAULT_MEMORY_STORE_MAX_ENTRIES,

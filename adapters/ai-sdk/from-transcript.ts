@@ -23,6 +23,8 @@ type ContentPart = Exclude<LanguageModelV4Message['content'], string>[number];
 
 function rebuildPart(part: Part): ContentPart {
   const original = part.original as (ContentPart & { providerOptions?: SharedV4ProviderOptions }) | undefined;
+  // only client-side results are rebuilt as text: provider-executed ones are read as `other` parts and always go out
+  // as the caller's part (see `providerExecutedPart` in to-transcript.ts)
   if (part.type === 'tool-result' && part.edited) {
     const base = (original ?? { type: 'tool-result', toolCallId: part.callId, toolName: part.name }) as ContentPart;
     const providerOptions = withoutOpenAIItemId(original?.providerOptions);

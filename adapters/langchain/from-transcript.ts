@@ -50,9 +50,46 @@ function fromToolMessage(message: Message): BaseMessage[] {
   });
 }
 
+/** Blocks of an AI message's content that repeat one of its tool calls, by the call's id. */
+const TOOL_CALL_BLOCKS = new Set(['tool_use', 'tool_call', 'function_call']);
+
+/**
+ * The caller's AIMessage with only some of its tool calls (the others had no result and were left out of the prompt):
+ * every field kept, the calls and the content blocks repeating them filtered.
+ */
+function withSomeToolCalls(message: Message): AIMessage | undefined {
+  const original = message.original;
+  if (!AIMessage.isInstance(original) || message.parts.some((part) => part.type === 'text' && part.edited))
+    return undefined;
+  const kept = new Set(message.parts.flatMap((part) => (part.type === 'tool-call' ? [part.id] : [])));
+  const content = Array.isArray(original.content)
+    ? original.content.filter((block) => {
+        const item = block as { type?: unknown; id?: unknown };
+        return !TOOL_CALL_BLOCKS.has(String(item.type)) || typeof item.id !== 'string' || kept.has(item.id);
+      })
+    : original.content;
+  return new AIMessage({
+    content: content as AIMessage['content'],
+    tool_calls: (original.tool_calls ?? []).filter((call) => kept.has(call.id ?? '')),
+    ...(original.id ? { id: original.id } : {}),
+    ...(original.name ? { name: original.name } : {}),
+    // OpenAI's converter falls back to the raw calls of `additional_kwargs` when `tool_calls` is empty
+    additional_kwargs: Array.isArray(original.additional_kwargs?.tool_calls)
+      ? {
+          ...original.additional_kwargs,
+          tool_calls: original.additional_kwargs.tool_calls.filter((call) => kept.has(call.id)),
+        }
+      : original.additional_kwargs,
+    response_metadata: original.response_metadata,
+    ...(original.usage_metadata ? { usage_metadata: original.usage_metadata } : {}),
+  });
+}
+
 function fromMessage(message: Message, prefix?: string): BaseMessage[] {
   if (message.role === 'tool') return fromToolMessage(message);
   if (!message.edited && message.original && !prefix) return [message.original as BaseMessage];
+  const partial = message.role === 'assistant' && !prefix ? withSomeToolCalls(message) : undefined;
+  if (partial) return [partial];
   const text = messageText(message);
   if (message.role === 'assistant') return [new AIMessage(text)];
   if (message.role === 'system') return [new SystemMessage(text)];

@@ -2,6 +2,7 @@ import { hash53, hashChain } from '../counting/hash.js';
 import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import type { BudgetLimits } from '../options/budget.js';
 import type { StepSignals } from '../signals/step-signals.js';
+import type { StoreScope } from '../store/state-records.js';
 import { type MaskingOptions, maskableKeys } from '../strategies/observation-masking.js';
 import { collectRedactions, type RedactionRules } from '../strategies/redaction.js';
 import type { ResultSite, ResultSiteIndex } from '../transcript/result-sites.js';
@@ -12,7 +13,10 @@ import type { Message, Transcript } from '../transcript/transcript.js';
  * results in it, the redactions it carries and the step signals. Every later stage reads these facts.
  */
 export interface CallFacts {
+  /** The engine's and the call's namespace together: part of every hash of the call. */
   readonly namespace: string;
+  /** The engine's namespace and the call's, apart: the scope of the call's stored records. */
+  readonly scope: StoreScope;
   /** Hash of the first message: the key of the conversation's index of compression points. */
   readonly anchor: string;
   /** Namespace, anchor, system prompt and tools: the key of per-conversation memory of this engine instance. */
@@ -49,7 +53,7 @@ export interface CallFacts {
 export interface ReadCallOptions {
   readonly meter: MessageMeter;
   readonly limits: BudgetLimits;
-  readonly namespace: string;
+  readonly scope: StoreScope;
   /** The caller's system messages followed by the awareness block. */
   readonly system: readonly Message[];
   readonly masking: Required<MaskingOptions> | undefined;
@@ -67,7 +71,8 @@ export interface ReadCallOptions {
 
 /** Counts a call's prompt and reads what the later stages need from it. */
 export function readCall(transcript: Transcript, options: ReadCallOptions): CallFacts {
-  const { meter, limits, namespace, system, masking } = options;
+  const { meter, limits, scope, system, masking } = options;
+  const namespace = scope.join('\u0000');
   const input = transcript.messages;
   const toolsJson = transcript.tools.length > 0 ? JSON.stringify(transcript.tools) : '';
   const toolsMeasure = { hash: hash53(toolsJson), tokens: meter.countText(toolsJson) };
@@ -88,6 +93,7 @@ export function readCall(transcript: Transcript, options: ReadCallOptions): Call
     : { reasons: new Map<string, string>(), latest: new Set<string>() };
   return {
     namespace,
+    scope,
     anchor,
     conversation,
     system,

@@ -1,7 +1,7 @@
 import type { MessageMeter } from '../counting/message-meter.js';
 import type { SummarizerError } from '../errors.js';
 import type { EngineSettings } from '../options/engine-settings.js';
-import type { SessionState } from '../session-state/session-state.js';
+import { EMPTY_SESSION_STATE, type SessionState } from '../session-state/session-state.js';
 import { cacheEconomics } from '../strategies/cache-economics.js';
 import { applyDrop, planDrop } from '../strategies/dropping.js';
 import { planBudgetFold, planSemanticFold } from '../strategies/folding.js';
@@ -40,6 +40,11 @@ export interface DecideStages {
 /** Where the decide stage left a call: the point, what the model sees there, and what changed on the way. */
 export interface Decided {
   readonly point: CompressionPoint;
+  /**
+   * The point a record may keep: `point`, or the point before a drop that a summarizer failure forced (never stored
+   * as final, so a later call summarizes those messages).
+   */
+  readonly lasting: CompressionPoint;
   readonly projection: Projection;
   readonly decisions: readonly CompressionDecision[];
   readonly masked: { count: number; tokensFreed: number };
@@ -143,20 +148,30 @@ export async function decide(
   ];
   for (const planFold of folding ? foldPlans : []) {
     const plan = planFold();
-    if (!plan) continue;
+    // a fold that could not shrink the prompt even with a state no larger than today's is not run (unless forced)
+    if (!plan || (!force && !shrinks(stages, projection, point, plan.cut, point.state))) continue;
     const result = await stages.folds.run(facts, point, plan);
     summarizerMs = result.summarizerMs;
     if (result.failure) {
       failure = result.failure;
       continue;
     }
+    const folded = stages.project(facts, result.point);
+    // nor kept when the state it made outweighs what left (a short turn re-sent as the pinned message)
+    if (!force && stages.total(folded, result.point) >= stages.total(projection, point)) {
+      stages.folds.discarded(facts);
+      continue;
+    }
     messagesFolded = plan.cut - point.coveredCount;
     quotesRejected += result.quotesRejected;
     point = result.point;
-    projection = stages.project(facts, point);
+    projection = folded;
     decisions.push(plan.decision);
   }
 
+  // what a later call may start from: never a drop made because the summarizer failed (those turns are summarized
+  // by the next call whose summarizer works), only one made by design (folding off, or still over after folding)
+  const lasting = point;
   if (stages.total(projection, point) > limits.hardLimit) {
     const plan = planDrop({
       facts,
@@ -164,16 +179,20 @@ export async function decide(
       projection,
       stateTokens: (state) => stages.stateTokens(state),
       meter: stages.meter,
+      acknowledgement: stages.settings.acknowledgement,
     });
-    if (plan) {
+    const dropped = plan && applyDrop(point, plan);
+    const after = dropped && stages.project(facts, dropped);
+    if (plan && dropped && after && stages.total(after, dropped) < stages.total(projection, point)) {
       messagesDropped = plan.cut - point.coveredCount;
-      point = applyDrop(point, plan);
-      projection = stages.project(facts, point);
+      point = dropped;
+      projection = after;
       decisions.push(plan.decision);
     }
   }
   return {
     point,
+    lasting: failure && messagesDropped > 0 ? lasting : point,
     projection,
     decisions,
     masked,
@@ -184,4 +203,19 @@ export async function decide(
     quotesRejected,
     recalled: { chunks: 0, tokens: 0, blocksDropped: 0 },
   };
+}
+
+/**
+ * Whether folding to `cut` could shrink the prompt at all: with a state no larger than `state` (the empty state's
+ * pair at the least), the prompt at the cut (a pinned user message included) must be smaller than now.
+ */
+function shrinks(
+  stages: DecideStages,
+  projection: Projection,
+  point: CompressionPoint,
+  cut: number,
+  state: SessionState | undefined,
+): boolean {
+  const stateTokens = stages.stateTokens(state ?? EMPTY_SESSION_STATE);
+  return projection.layout.total(cut, stateTokens) < stages.total(projection, point);
 }

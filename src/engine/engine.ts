@@ -1,9 +1,16 @@
 import { LRUCache } from 'lru-cache';
 import { TokenCalibration } from '../counting/calibration.js';
 import { gptTokenizerCounter } from '../counting/gpt-tokenizer-counter.js';
+import { guardedCounter } from '../counting/guarded-counter.js';
 import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import { EmbeddingCache } from '../embeddings/embedder.js';
-import { type EmbedderError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
+import {
+  type EmbedderError,
+  MessageTooLargeError,
+  StoreError,
+  ToolPairingError,
+  UnknownContextWindowError,
+} from '../errors.js';
 import { budgetLimits } from '../options/budget.js';
 import { lookupContextWindow } from '../options/context-windows.js';
 import { type EngineSettings, engineSettings } from '../options/engine-settings.js';
@@ -27,7 +34,9 @@ import { EDITED_MESSAGE_CACHE_SIZE, type ResultEdit } from '../strategies/observ
 import { extractiveSummarizer } from '../summarizers/extractive-summarizer.js';
 import { toSummarizer } from '../summarizers/summarizer.js';
 import { rebindOriginals } from '../transcript/rebind-originals.js';
+import { repairToolPairs } from '../transcript/repair-tool-pairs.js';
 import { ResultSiteIndex } from '../transcript/result-sites.js';
+import { isCutPoint } from '../transcript/tool-pairs.js';
 import type { Message } from '../transcript/transcript.js';
 import { SegmentBoundaries } from '../triggers/segment-boundaries.js';
 import { type CallFacts, readCall } from './call-facts.js';
@@ -39,7 +48,7 @@ import { FoldRunner } from './fold-runner.js';
 import { HistoryMemory } from './history-memory.js';
 import { type Projection, type ProjectionCache, project } from './projection.js';
 import { recordFor, sameRecord } from './record-for.js';
-import { safeListeners } from './safe-listeners.js';
+import { type Listeners, safeListeners } from './safe-listeners.js';
 
 /**
  * The framework-free engine. One call flows top-down: count (read the call's facts) -> load the stored compression
@@ -72,21 +81,29 @@ export class CompressionEngine {
   private readonly settings: EngineSettings;
   private readonly reporter: CallReporter;
   private readonly stages: DecideStages;
+  private readonly listeners: Listeners;
 
   constructor(readonly options: CompressionOptions = {}) {
     validateOptions(options);
     // gpt-tokenizer, not tiktoken: the same counts on every fixture text, 5-6x faster once loaded, pure JavaScript
     // (edge runtimes, no WASM loader in bundles) and loaded before the first call rather than at import
-    this.meter = new MessageMeter(options.tokenCounter ?? gptTokenizerCounter());
     const listeners = safeListeners(options);
+    this.listeners = listeners;
     const { onError } = listeners;
+    this.meter = new MessageMeter(
+      options.tokenCounter
+        ? guardedCounter(options.tokenCounter, (error) => onError({ error, fallback: 'approximate-count' }))
+        : gptTokenizerCounter(),
+    );
     // a store of the caller's is bounded in time and its failures read as absent records; the memory store cannot fail
     const store = options.store
       ? guardedStore(options.store, options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, (error) =>
           onError({ error, fallback: 'without-store' }),
         )
       : memoryStateStore();
-    this.records = new StateRecords(store, options.stateTtlMs ?? DEFAULT_STATE_TTL_MS);
+    this.records = new StateRecords(store, options.stateTtlMs ?? DEFAULT_STATE_TTL_MS, (error) =>
+      onError({ error, fallback: 'without-store' }),
+    );
     this.embeddings = options.embedder && new EmbeddingCache(options.embedder, options.embedderTimeoutMs);
     const onEmbedderError = (error: EmbedderError) => onError({ error, fallback: 'lexical' });
     this.folds = new FoldRunner(
@@ -95,6 +112,7 @@ export class CompressionEngine {
       this.meter,
       this.embeddings,
       onEmbedderError,
+      options.acknowledgement,
     );
     this.settings = engineSettings(options);
     this.reporter = new CallReporter(listeners, this.meter);
@@ -145,14 +163,14 @@ export class CompressionEngine {
 
   async compress(input: CompressInput): Promise<CompressOutput> {
     await this.meter.counter.load?.();
-    const facts = this.read(input);
+    const facts = this.read(this.paired(input));
     const found = await this.records.find({
-      namespace: facts.namespace,
+      scope: facts.scope,
       anchor: facts.anchor,
       prefixHashes: facts.prefixHashes,
       maxThrough: facts.messages.length,
     });
-    const stored = found && found.coveredCount < facts.messages.length ? found : undefined;
+    const stored = found && found.coveredCount < facts.messages.length ? this.checked(found, facts) : undefined;
     const start = startingPoint(facts, stored, await this.recallChoices(facts, stored));
     const startProjection = this.project(facts, start);
     const tokensBefore = this.total(startProjection, start);
@@ -171,14 +189,20 @@ export class CompressionEngine {
     this.reporter.failures(facts, decided, this.total(projection, point));
 
     const output = this.assemble(facts, point, projection);
-    const record = recordFor(facts, point);
+    const { lasting } = planned;
+    const record = recordFor(
+      facts,
+      lasting === planned.point
+        ? point
+        : { ...point, coveredCount: lasting.coveredCount, state: lasting.state, droppedCount: lasting.droppedCount },
+    );
     if (point !== start && !sameRecord(record, stored)) {
-      await this.records.save({ namespace: facts.namespace, anchor: facts.anchor, record });
+      await this.records.save({ scope: facts.scope, anchor: facts.anchor, record });
     }
     const latest = facts.messages.findLastIndex((message) => message.role === 'user');
     const choice = point.recalls.get(latest);
     if (choice && start.recalls.get(latest) !== choice) {
-      await this.records.saveRecall(facts.namespace, latest, facts.prefixHashes, choice);
+      await this.records.saveRecall(facts.scope, latest, facts.prefixHashes, choice);
     }
 
     const estimatedTokens = this.total(projection, point);
@@ -207,7 +231,43 @@ export class CompressionEngine {
       const previous = messages.findLastIndex((message, index) => index < latest && message.role === 'user');
       if (previous >= stored.coveredCount && !stored.recalls?.some(([at]) => at === previous)) users.push(previous);
     }
-    return this.records.findRecalls(facts.namespace, users, facts.prefixHashes);
+    return this.records.findRecalls(facts.scope, users, facts.prefixHashes);
+  }
+
+  /**
+   * A stored record, when it fits the history it was found for: its fold point never separates a tool call from its
+   * result (a record of another format or a store that mixed values up), nor covers more than it speaks of. Otherwise
+   * reported, and the call starts from nothing stored.
+   */
+  private checked(record: StateRecord, facts: CallFacts): StateRecord | undefined {
+    const { coveredCount, through, droppedCount } = record;
+    const problem =
+      coveredCount > through || droppedCount > coveredCount
+        ? `it covers ${coveredCount} messages (${droppedCount} dropped) of the ${through} it speaks of`
+        : coveredCount > 0 && !isCutPoint(facts.messages, coveredCount)
+          ? `its fold point at message ${coveredCount} would separate a tool call from its result`
+          : undefined;
+    if (!problem) return record;
+    this.listeners.onError({
+      error: new StoreError({
+        operation: 'get',
+        reason: 'invalid-record',
+        detail: `the record does not fit: ${problem}`,
+      }),
+      fallback: 'without-store',
+    });
+    return undefined;
+  }
+
+  /**
+   * The call with the tool parts a provider would reject left out (results without their call, calls never answered
+   * before the history goes on), reported through `onError`; the same input when the history is sound.
+   */
+  private paired(input: CompressInput): CompressInput {
+    const { messages, issues } = repairToolPairs(input.transcript.messages);
+    if (issues.length === 0) return input;
+    this.listeners.onError({ error: new ToolPairingError({ issues }), fallback: 'left-out-unpaired' });
+    return { ...input, transcript: { ...input.transcript, messages } };
   }
 
   /** Count: the facts of the call, and the check that its latest user message fits at all. */
@@ -220,7 +280,7 @@ export class CompressionEngine {
     const facts = readCall(transcript, {
       meter: this.meter,
       limits,
-      namespace: [this.options.namespace ?? '', namespace ?? ''].join('\u0000'),
+      scope: [this.options.namespace ?? '', namespace ?? ''],
       system: this.settings.awareness ? [...transcript.system, this.settings.awareness] : [...transcript.system],
       masking: this.settings.masking,
       redaction: this.settings.redaction,

@@ -41,8 +41,10 @@ export interface CompressionErrorEvent {
   readonly error: ContextCompressionError;
   /**
    * What the engine did instead: sent the prompt uncompressed, dropped the oldest turns, went on over the hard limit,
-   * (an embedder failure) ranked and compared texts by their words alone, (a store failure) went on as if the store
-   * held nothing and kept nothing, or (a listener that threw) simply went on.
+   * (an embedder failure) ranked and compared texts by their words alone, (a store failure or an invalid record) went
+   * on as if the store held nothing and kept nothing, (unpaired tool calls or results) left them out of the prompt,
+   * (a token counter that threw or returned no number) counted about four characters a token,
+   * or (a listener that threw) simply went on.
    */
   readonly fallback:
     | 'sent-uncompressed'
@@ -50,5 +52,7 @@ export interface CompressionErrorEvent {
     | 'over-hard-limit'
     | 'lexical'
     | 'without-store'
+    | 'left-out-unpaired'
+    | 'approximate-count'
     | 'continued';
 }

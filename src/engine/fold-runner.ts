@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { hashString } from '../counting/hash.js';
 import type { MessageMeter } from '../counting/message-meter.js';
 import type { EmbeddingCache } from '../embeddings/embedder.js';
 import { type EmbedderError, SummarizerError } from '../errors.js';
@@ -9,7 +10,6 @@ import { appendToTimeline, timelineEntry, withoutTimeline } from '../session-sta
 import { applyFold, type FoldPlan, messagesToFold } from '../strategies/folding.js';
 import { runSummarizer } from '../summarizers/run-summarizer.js';
 import type { Summarizer } from '../summarizers/summarizer.js';
-import type { Message } from '../transcript/transcript.js';
 import type { CallFacts } from './call-facts.js';
 import type { CompressionPoint } from './compression-point.js';
 
@@ -27,12 +27,23 @@ export type FoldResult =
     }
   | { readonly point?: undefined; readonly summarizerMs: number; readonly failure: SummarizerError };
 
+/** Folds remembered after they finished, so calls that planned them while they ran (a slow store) reuse them. */
+const REMEMBERED_FOLDS = 256;
+
+interface Folded {
+  readonly state: SessionState;
+  readonly rejected: number;
+}
+
 /**
- * Runs the summarizer for fold plans: once per fold point even when concurrent calls of one conversation ask for it
- * together, and not again for a conversation whose summarizer just failed until it grew by a few messages.
+ * Runs the summarizer for fold plans: once per fold (the same messages from the same state) even when concurrent
+ * calls of one conversation ask for it together or a moment apart (a store that has not written the first call's
+ * record yet), so they send the same state; and not again for a conversation whose summarizer just failed until it
+ * grew by a few messages.
  */
 export class FoldRunner {
-  private readonly inFlight = new Map<string, Promise<SessionState>>();
+  /** Folds running or recently finished, by what determines them; a failed one is forgotten at once. */
+  private readonly folds = new LRUCache<string, Promise<Folded>>({ max: REMEMBERED_FOLDS });
   /** Conversations whose summarizer failed, with the message count from which it is tried again. */
   private readonly failures = new LRUCache<string, number>({ max: 1_000 });
 
@@ -42,6 +53,8 @@ export class FoldRunner {
     private readonly meter: MessageMeter,
     private readonly embeddings: EmbeddingCache | undefined,
     private readonly onEmbedderError: (error: EmbedderError) => void,
+    /** The acknowledgement the state pair is sent with, measured with it. */
+    private readonly acknowledgement: string | undefined,
   ) {}
 
   /** Whether folding waits for this conversation after a recent failure. */
@@ -50,24 +63,36 @@ export class FoldRunner {
     return retryAfter !== undefined && facts.messages.length < retryAfter;
   }
 
+  /**
+   * A fold that was not kept (its state outweighed what it folded): like a failure, the conversation waits a few
+   * messages before the summarizer runs again, so a summarizer that writes long states is not called on every call.
+   */
+  discarded(facts: CallFacts): void {
+    this.failures.set(facts.conversation, facts.messages.length + SUMMARIZER_RETRY_AFTER_MESSAGES);
+  }
+
   /** Folds the messages of a plan into the state; a summarizer failure is returned, any other error thrown. */
   async run(facts: CallFacts, point: CompressionPoint, plan: FoldPlan): Promise<FoldResult> {
     const started = performance.now();
+    // the folded messages (a prefix hash pair) from the state they extend (its content: stores return copies)
+    const key = [
+      facts.namespace,
+      facts.prefixHashes[point.coveredCount],
+      facts.prefixHashes[plan.cut],
+      point.state ? hashString(JSON.stringify(point.state)) : '-',
+      facts.limits.maxStateTokens,
+    ].join('\u0000');
+    let pending = this.folds.get(key);
+    if (!pending) {
+      pending = this.fold(facts, point, plan);
+      this.folds.set(key, pending);
+      pending.catch(() => this.folds.delete(key));
+    }
     try {
-      const key = `${facts.namespace}\u0000${facts.prefixHashes[plan.cut]}`;
-      const folded = messagesToFold(facts, point, plan.cut, this.meter);
-      // the timeline is the engine's: summarizers neither see nor write it
-      const summarized = await this.summarize(key, folded, point.state && withoutTimeline(point.state));
+      const { state, rejected } = await pending;
       this.failures.delete(facts.conversation);
-      const { state, rejected } = verifySalience(summarized, point.state, folded);
-      const merged = await mergeSimilarQuotes(state, this.embeddings, this.onEmbedderError);
-      const timeline = appendToTimeline(
-        point.state?.timeline,
-        timelineEntry({ messages: facts.messages, span: folded, from: point.coveredCount, to: plan.cut }),
-      );
-      const fitted = fitState({ ...merged, timeline }, facts.limits.maxStateTokens, this.meter);
       return {
-        point: applyFold(point, plan.cut, fitted),
+        point: applyFold(point, plan.cut, state),
         summarizerMs: performance.now() - started,
         quotesRejected: rejected,
       };
@@ -78,13 +103,22 @@ export class FoldRunner {
     }
   }
 
-  private summarize(key: string, messages: readonly Message[], previous: SessionState | undefined) {
-    const pending = this.inFlight.get(key);
-    if (pending) return pending;
-    const promise = runSummarizer(this.summarizer, { messages, previous, timeoutMs: this.timeoutMs }).finally(() =>
-      this.inFlight.delete(key),
+  private async fold(facts: CallFacts, point: CompressionPoint, plan: FoldPlan): Promise<Folded> {
+    const folded = messagesToFold(facts, point, plan.cut, this.meter);
+    // the timeline is the engine's: summarizers neither see nor write it
+    const summarized = await runSummarizer(this.summarizer, {
+      messages: folded,
+      // a copy: a summarizer may build its answer in `previous` (the stored state stays frozen and shared)
+      previous: point.state && structuredClone(withoutTimeline(point.state)),
+      timeoutMs: this.timeoutMs,
+    });
+    const { state, rejected } = verifySalience(summarized, point.state, folded);
+    const merged = await mergeSimilarQuotes(state, this.embeddings, this.onEmbedderError);
+    const timeline = appendToTimeline(
+      point.state?.timeline,
+      timelineEntry({ messages: facts.messages, span: folded, from: point.coveredCount, to: plan.cut }),
     );
-    this.inFlight.set(key, promise);
-    return promise;
+    const fitted = fitState({ ...merged, timeline }, facts.limits.maxStateTokens, this.meter, this.acknowledgement);
+    return { state: fitted, rejected };
   }
 }

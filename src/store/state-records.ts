@@ -1,10 +1,24 @@
 import { z } from 'zod';
 import { hashString } from '../counting/hash.js';
+import { StoreError } from '../errors.js';
 import { SessionStateSchema } from '../session-state/session-state.js';
 import type { StateStore } from './state-store.js';
 
 /** Version of the stored record format; part of every key. */
-export const STATE_FORMAT_VERSION = 2;
+export const STATE_FORMAT_VERSION = 3;
+
+/** The engine's namespace (the `namespace` option) and the call's (a per-call `namespace`), '' when not given. */
+export type StoreScope = readonly [engine: string, call: string];
+
+/**
+ * The key prefix of every record of a scope: `cc:<version>:<engine namespace hash>:` for all of an engine namespace,
+ * followed by `<call namespace hash>:` for one per-call namespace in it. Keys hold hashes only, never message text
+ * or the namespace itself.
+ */
+export function scopePrefix(engine: string, call?: string): string {
+  const base = `cc:${STATE_FORMAT_VERSION}:${hashString(engine)}:`;
+  return call === undefined ? base : `${base}${hashString(call)}:`;
+}
 
 const StateRecordSchema = z.object({
   version: z.literal(STATE_FORMAT_VERSION),
@@ -50,17 +64,22 @@ export class StateRecords {
    */
   private readonly validated = new WeakMap<object, unknown>();
 
+  /** Index writes in progress, by index key: one after the other, so concurrent folds never lose an entry. */
+  private readonly indexWrites = new Map<string, Promise<void>>();
+
   constructor(
     private readonly store: StateStore,
     private readonly ttlMs: number | undefined,
+    /** Told of a stored value that is not a record this package wrote (it is then read as absent). */
+    private readonly onInvalid: (error: StoreError) => void = () => {},
   ) {}
 
-  private recordKey(namespace: string, through: number, prefixHash: string): string {
-    return `cc:${STATE_FORMAT_VERSION}:${hashString(namespace)}:state:${through}:${prefixHash}`;
+  private recordKey(scope: StoreScope, through: number, prefixHash: string): string {
+    return `${scopePrefix(...scope)}state:${through}:${prefixHash}`;
   }
 
-  private recallKey(namespace: string, at: number, prefixHash: number): string {
-    return `cc:${STATE_FORMAT_VERSION}:${hashString(namespace)}:recall:${at}:${prefixHash.toString(36)}`;
+  private recallKey(scope: StoreScope, at: number, prefixHash: number): string {
+    return `${scopePrefix(...scope)}recall:${at}:${prefixHash.toString(36)}`;
   }
 
   /**
@@ -69,13 +88,13 @@ export class StateRecords {
    * many branches of a conversation (every regenerated or edited last message) never push its fold records out.
    */
   async findRecalls(
-    namespace: string,
+    scope: StoreScope,
     userIndexes: readonly number[],
     prefixHashes: readonly number[],
   ): Promise<Map<number, string[]>> {
     const found = new Map<number, string[]>();
     for (const at of userIndexes) {
-      const key = this.recallKey(namespace, at, prefixHashes[at + 1] as number);
+      const key = this.recallKey(scope, at, prefixHashes[at + 1] as number);
       const choice = this.parse(RecallChoiceSchema, await this.store.get(key));
       if (choice) found.set(at, choice.items);
     }
@@ -83,29 +102,29 @@ export class StateRecords {
   }
 
   /** Saves the recall choice made for the user message at `at`. */
-  async saveRecall(namespace: string, at: number, prefixHashes: readonly number[], items: readonly string[]) {
+  async saveRecall(scope: StoreScope, at: number, prefixHashes: readonly number[], items: readonly string[]) {
     const options = this.ttlMs ? { ttlMs: this.ttlMs } : undefined;
     const value = { version: STATE_FORMAT_VERSION, items: [...items] };
-    await this.store.set(this.recallKey(namespace, at, prefixHashes[at + 1] as number), value, options);
+    await this.store.set(this.recallKey(scope, at, prefixHashes[at + 1] as number), value, options);
   }
 
-  private indexKey(namespace: string, anchor: string): string {
-    return `cc:${STATE_FORMAT_VERSION}:${hashString(namespace)}:index:${anchor}`;
+  private indexKey(scope: StoreScope, anchor: string): string {
+    return `${scopePrefix(...scope)}index:${anchor}`;
   }
 
   /** The deepest record whose prefix matches the current messages, among those about at most `maxThrough`. */
   async find({
-    namespace,
+    scope,
     anchor,
     prefixHashes,
     maxThrough,
   }: {
-    namespace: string;
+    scope: StoreScope;
     anchor: string;
     prefixHashes: readonly number[];
     maxThrough: number;
   }): Promise<StateRecord | undefined> {
-    const index = this.parse(IndexSchema, await this.store.get(this.indexKey(namespace, anchor)));
+    const index = this.parse(IndexSchema, await this.store.get(this.indexKey(scope, anchor)));
     if (!index) return undefined;
     const candidates = index
       .filter((cut) => cut.through <= maxThrough && prefixHashes[cut.through]?.toString(36) === cut.prefixHash)
@@ -113,7 +132,7 @@ export class StateRecords {
     for (const cut of candidates) {
       const record = this.parse(
         StateRecordSchema,
-        await this.store.get(this.recordKey(namespace, cut.through, cut.prefixHash)),
+        await this.store.get(this.recordKey(scope, cut.through, cut.prefixHash)),
       );
       if (record && record.prefixHash === cut.prefixHash) return record;
     }
@@ -121,27 +140,54 @@ export class StateRecords {
   }
 
   /** Saves a record and adds it to the conversation's index. */
-  async save({ namespace, anchor, record }: { namespace: string; anchor: string; record: StateRecord }): Promise<void> {
+  async save({ scope, anchor, record }: { scope: StoreScope; anchor: string; record: StateRecord }): Promise<void> {
     const options = this.ttlMs ? { ttlMs: this.ttlMs } : undefined;
-    await this.store.set(this.recordKey(namespace, record.through, record.prefixHash), record, options);
-    const indexKey = this.indexKey(namespace, anchor);
-    const existing = this.parse(IndexSchema, await this.store.get(indexKey));
-    const cuts = (existing ?? []).filter(
-      (cut) => !(cut.through === record.through && cut.prefixHash === record.prefixHash),
-    );
-    cuts.push({ through: record.through, prefixHash: record.prefixHash });
-    await this.store.set(indexKey, cuts.slice(-MAX_INDEXED_CUTS), options);
+    await this.store.set(this.recordKey(scope, record.through, record.prefixHash), record, options);
+    const indexKey = this.indexKey(scope, anchor);
+    const write = (this.indexWrites.get(indexKey) ?? Promise.resolve()).then(async () => {
+      const existing = this.parse(IndexSchema, await this.store.get(indexKey));
+      const cuts = (existing ?? []).filter(
+        (cut) => !(cut.through === record.through && cut.prefixHash === record.prefixHash),
+      );
+      cuts.push({ through: record.through, prefixHash: record.prefixHash });
+      await this.store.set(indexKey, cuts.slice(-MAX_INDEXED_CUTS), options);
+    });
+    this.indexWrites.set(indexKey, write);
+    try {
+      await write;
+    } finally {
+      if (this.indexWrites.get(indexKey) === write) this.indexWrites.delete(indexKey);
+    }
   }
 
-  /** The value parsed by a schema, undefined when it does not fit; remembered per stored object. */
+  /**
+   * The value parsed by a schema, undefined when there is none or it does not fit (then reported); remembered per
+   * stored object.
+   */
   private parse<T>(schema: z.ZodType<T>, value: unknown): T | undefined {
-    if (typeof value !== 'object' || value === null) return undefined;
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'object') {
+      this.invalid(
+        typeof value === 'string'
+          ? 'the store returned a string: a get must return the value that was set (parse what you stringified)'
+          : `the store returned a ${typeof value}, not a record`,
+      );
+      return undefined;
+    }
     if (this.validated.has(value)) return this.validated.get(value) as T | undefined;
     const parsed = schema.safeParse(value);
     // shared by every call that finds it: frozen, so a summarizer that changes `previous` cannot change later calls
     const result = parsed.success ? deepFreeze(parsed.data) : undefined;
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      this.invalid(`not a record of this format (${issue?.path.join('.') || 'value'}: ${issue?.message})`);
+    }
     this.validated.set(value, result);
     return result;
+  }
+
+  private invalid(detail: string): void {
+    this.onInvalid(new StoreError({ operation: 'get', reason: 'invalid-record', detail }));
   }
 }
 

@@ -12,6 +12,11 @@ export interface StateStoreSetOptions {
 export interface StateStore {
   get(key: string): Promise<unknown | undefined>;
   set(key: string, value: unknown, options?: StateStoreSetOptions): Promise<void>;
+  /**
+   * Deletes every key that starts with `prefix` and returns how many there were; what `eraseStoredState` (erasing a
+   * tenant's records) needs. Optional: a store without it cannot erase by namespace.
+   */
+  deletePrefix?(prefix: string): Promise<number>;
 }
 
 /** Options of the in-memory store. */
@@ -32,7 +37,7 @@ export const DEFAULT_MEMORY_STORE_MAX_ENTRIES = 10_000;
 export function memoryStateStore({
   maxEntries = DEFAULT_MEMORY_STORE_MAX_ENTRIES,
   now = Date.now,
-}: MemoryStateStoreOptions = {}): StateStore & { readonly size: number; clear(): void } {
+}: MemoryStateStoreOptions = {}): Required<StateStore> & { readonly size: number; clear(): void } {
   const entries = new LRUCache<string, { value: unknown; expiresAt: number }>({ max: maxEntries });
   return {
     get size() {
@@ -52,6 +57,11 @@ export function memoryStateStore({
     },
     async set(key, value, options) {
       entries.set(key, { value, expiresAt: options?.ttlMs ? now() + options.ttlMs : Number.POSITIVE_INFINITY });
+    },
+    async deletePrefix(prefix) {
+      const keys = [...entries.keys()].filter((key) => key.startsWith(prefix));
+      for (const key of keys) entries.delete(key);
+      return keys.length;
     },
   };
 }

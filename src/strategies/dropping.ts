@@ -24,11 +24,14 @@ export function planDrop({
   projection,
   stateTokens,
   meter,
+  acknowledgement,
 }: {
   facts: CallFacts;
   point: CompressionPoint;
   projection: Projection;
   meter: MessageMeter;
+  /** The acknowledgement the state pair is sent with. */
+  acknowledgement?: string;
   /** Tokens of the state pair of `state`, room for the note included by the caller. */
   stateTokens: (state: SessionState) => number;
 }): DropPlan | undefined {
@@ -60,7 +63,7 @@ export function planDrop({
   };
   return {
     cut,
-    state: fitState(noted, facts.limits.maxStateTokens, meter),
+    state: fitState(noted, facts.limits.maxStateTokens, meter, acknowledgement),
     decision: {
       trigger: 'hard-limit',
       scope: { kind: 'messages', from, to: cut },

@@ -17,6 +17,18 @@ export function cutPoints(messages: readonly Message[]): number[] {
   return points;
 }
 
+/** Whether the messages before `index` can leave the prompt without separating a tool call from its result. */
+export function isCutPoint(messages: readonly Message[], index: number): boolean {
+  if (index <= 0 || index >= messages.length || messages[index]?.role === 'tool') return false;
+  const open = new Set<string>();
+  for (let at = 0; at < index; at++) {
+    const message = messages[at] as Message;
+    for (const id of toolCallIds(message)) open.add(id);
+    for (const id of toolResultIds(message)) open.delete(id);
+  }
+  return open.size === 0;
+}
+
 /** One violation of the tool-pairing and message-shape invariants. */
 export interface PairingProblem {
   readonly kind: 'orphan-result' | 'call-without-result' | 'empty-message' | 'result-before-call';

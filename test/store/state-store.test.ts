@@ -77,6 +77,8 @@ describe('memoryStateStore', () => {
 const state = (fact: string): SessionState => ({ logos: [fact], pathos: [], abstract: [], conversationSummary: fact });
 
 /** Prefix hashes of a list of message hashes, as the engine builds them: [namespace, m0, m0+m1, ...]. */
+const NS = ['ns', ''] as const;
+
 function prefixes(namespace: string, messages: readonly string[]): number[] {
   const out = [hash53(namespace)];
   for (const message of messages) out.push(hashChain(out.at(-1) as number, hash53(message)));
@@ -99,7 +101,7 @@ function recordingStore() {
 }
 
 const record = (hashes: readonly number[], coveredCount: number, fact: string): StateRecord => ({
-  version: 2,
+  version: 3,
   through: coveredCount,
   coveredCount,
   prefixHash: (hashes[coveredCount] as number).toString(36),
@@ -114,14 +116,14 @@ describe('StateRecords', () => {
 
   async function seeded() {
     const records = new StateRecords(memoryStateStore(), undefined);
-    await records.save({ namespace: 'ns', anchor: 'm0', record: record(hashes, 2, 'two') });
-    await records.save({ namespace: 'ns', anchor: 'm0', record: record(hashes, 4, 'four') });
+    await records.save({ scope: NS, anchor: 'm0', record: record(hashes, 2, 'two') });
+    await records.save({ scope: NS, anchor: 'm0', record: record(hashes, 4, 'four') });
     return records;
   }
 
   it('finds the deepest cut whose prefix matches', async () => {
     const records = await seeded();
-    const found = await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: hashes, maxThrough: 5 });
+    const found = await records.find({ scope: NS, anchor: 'm0', prefixHashes: hashes, maxThrough: 5 });
     expect(found?.coveredCount).toBe(4);
     expect(found?.state?.logos).toEqual(['four']);
   });
@@ -129,15 +131,15 @@ describe('StateRecords', () => {
   it('ignores cuts whose prefix changed (an edited message before the cut)', async () => {
     const records = await seeded();
     const edited = prefixes('ns', ['m0', 'm1', 'm2', 'EDITED', 'm4', 'm5']);
-    const found = await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: edited, maxThrough: 5 });
+    const found = await records.find({ scope: NS, anchor: 'm0', prefixHashes: edited, maxThrough: 5 });
     expect(found?.coveredCount).toBe(2);
     const early = prefixes('ns', ['m0', 'EDITED', 'm2', 'm3', 'm4', 'm5']);
-    expect(await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: early, maxThrough: 5 })).toBeUndefined();
+    expect(await records.find({ scope: NS, anchor: 'm0', prefixHashes: early, maxThrough: 5 })).toBeUndefined();
   });
 
   it('ignores records about more messages than maxThrough', async () => {
     const records = await seeded();
-    const found = await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: hashes, maxThrough: 3 });
+    const found = await records.find({ scope: NS, anchor: 'm0', prefixHashes: hashes, maxThrough: 3 });
     expect(found?.coveredCount).toBe(2);
   });
 
@@ -145,27 +147,27 @@ describe('StateRecords', () => {
     const records = await seeded();
     const other = prefixes('other', messages);
     expect(
-      await records.find({ namespace: 'other', anchor: 'm0', prefixHashes: other, maxThrough: 5 }),
+      await records.find({ scope: ['other', ''] as const, anchor: 'm0', prefixHashes: other, maxThrough: 5 }),
     ).toBeUndefined();
-    expect(await records.find({ namespace: 'ns', anchor: 'x0', prefixHashes: hashes, maxThrough: 5 })).toBeUndefined();
+    expect(await records.find({ scope: NS, anchor: 'x0', prefixHashes: hashes, maxThrough: 5 })).toBeUndefined();
   });
 
   it('falls back to a shallower cut when the deeper record is gone or corrupt', async () => {
     const { store, key } = recordingStore();
     const records = new StateRecords(store, undefined);
-    await records.save({ namespace: 'ns', anchor: 'm0', record: record(hashes, 2, 'two') });
-    await records.save({ namespace: 'ns', anchor: 'm0', record: record(hashes, 4, 'four') });
+    await records.save({ scope: NS, anchor: 'm0', record: record(hashes, 2, 'two') });
+    await records.save({ scope: NS, anchor: 'm0', record: record(hashes, 4, 'four') });
     await store.set(key(':state:4:'), { garbage: true });
-    const found = await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: hashes, maxThrough: 5 });
+    const found = await records.find({ scope: NS, anchor: 'm0', prefixHashes: hashes, maxThrough: 5 });
     expect(found?.coveredCount).toBe(2);
   });
 
   it('returns undefined for a corrupt index', async () => {
     const { store, key } = recordingStore();
     const records = new StateRecords(store, undefined);
-    await records.save({ namespace: 'ns', anchor: 'm0', record: record(hashes, 2, 'two') });
+    await records.save({ scope: NS, anchor: 'm0', record: record(hashes, 2, 'two') });
     await store.set(key(':index:'), 'not an index');
-    expect(await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: hashes, maxThrough: 5 })).toBeUndefined();
+    expect(await records.find({ scope: NS, anchor: 'm0', prefixHashes: hashes, maxThrough: 5 })).toBeUndefined();
   });
 
   it('passes its TTL to the store on every write', async () => {
@@ -178,7 +180,7 @@ describe('StateRecords', () => {
         await inner.set(key, value, options);
       },
     };
-    await new StateRecords(store, 60_000).save({ namespace: 'ns', anchor: 'm0', record: record(hashes, 2, 'two') });
+    await new StateRecords(store, 60_000).save({ scope: NS, anchor: 'm0', record: record(hashes, 2, 'two') });
     expect(calls).toHaveLength(2);
     for (const [, , options] of calls) expect(options).toEqual({ ttlMs: 60_000 });
   });
@@ -186,19 +188,19 @@ describe('StateRecords', () => {
   it('saving the same cut twice keeps one index entry; the index is bounded', async () => {
     const { store, key } = recordingStore();
     const records = new StateRecords(store, undefined);
-    await records.save({ namespace: 'ns', anchor: 'm0', record: record(hashes, 2, 'two') });
-    await records.save({ namespace: 'ns', anchor: 'm0', record: record(hashes, 2, 'two again') });
+    await records.save({ scope: NS, anchor: 'm0', record: record(hashes, 2, 'two') });
+    await records.save({ scope: NS, anchor: 'm0', record: record(hashes, 2, 'two again') });
     const indexKey = key(':index:');
     expect(await store.get(indexKey)).toEqual([{ through: 2, prefixHash: record(hashes, 2, '').prefixHash }]);
     expect(
-      (await records.find({ namespace: 'ns', anchor: 'm0', prefixHashes: hashes, maxThrough: 5 }))?.state?.logos,
+      (await records.find({ scope: NS, anchor: 'm0', prefixHashes: hashes, maxThrough: 5 }))?.state?.logos,
     ).toEqual(['two again']);
     const long = prefixes(
       'ns',
       Array.from({ length: MAX_INDEXED_CUTS + 10 }, (_, index) => `m${index}`),
     );
     for (let cut = 1; cut <= MAX_INDEXED_CUTS + 10; cut++) {
-      await records.save({ namespace: 'ns', anchor: 'm0', record: record(long, cut, `${cut}`) });
+      await records.save({ scope: NS, anchor: 'm0', record: record(long, cut, `${cut}`) });
     }
     expect((await store.get(indexKey)) as unknown[]).toHaveLength(MAX_INDEXED_CUTS);
   });

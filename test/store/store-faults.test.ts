@@ -52,6 +52,25 @@ describe('a store that fails never fails the call', () => {
     expect(performance.now() - started).toBeLessThan(10_000); // generous: the point is that it returns at all
   });
 
+  it('a call waits for a hanging store once: after a timeout the store is left alone for a while', async () => {
+    let operations = 0;
+    const store: StateStore = {
+      get: () => {
+        operations++;
+        return new Promise(() => {});
+      },
+      set: () => {
+        operations++;
+        return new Promise(() => {});
+      },
+    };
+    const { run, errors } = setup({ store, storeTimeoutMs: 30 });
+    await run(long());
+    await run([...long(), text('assistant', 'ok'), text('user', 'More?')]);
+    expect(operations).toBe(1);
+    expect(errors.filter((event) => StoreError.isInstance(event.error))).toHaveLength(1);
+  });
+
   it('AI SDK: the model is called and answers with a store that throws', async () => {
     const errors: unknown[] = [];
     const mock = echoModel();

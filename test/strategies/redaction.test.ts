@@ -373,7 +373,15 @@ describe('redaction in the engine', () => {
   });
 
   it('never lets a redacted result back in while a small window folds the directive away', async () => {
-    const summarize = echo();
+    // a state that quotes the start of each folded message: smaller than what it replaces, so every fold is kept
+    const summarize = vi.fn(
+      async ({ messages, previous }: SummarizeInput): Promise<SessionState> => ({
+        logos: [...(previous?.logos ?? []), ...messages.map((message) => messageText(message).slice(0, 60))],
+        pathos: [],
+        abstract: [],
+        conversationSummary: `Folded ${messages.length} messages.`,
+      }),
+    );
     const { run, errors } = setup({ summarizer: summarize }); // contextWindow 4_000
     const messages = conversation(30, 3);
     let foldedDirective = 0;
