@@ -1,3 +1,4 @@
+import { concurrencyRows } from './concurrency.js';
 import { FAULT_TIMEOUTS, faults, runFault } from './scenarios.js';
 
 /**
@@ -18,7 +19,20 @@ for (const row of rows) {
     `| ${row.fault} | ${row.outcome} | ${Math.round(row.ms)} | ${row.onError} | ${row.faultTextInPrompt ? 'YES' : 'no'} | ${row.paired ? 'yes' : 'NO'} | ${row.underHardLimit ? 'yes' : 'NO'} |`,
   );
 }
+console.log('\nConcurrency: 20 parallel calls of one 51-message conversation (4k window), then two conversations that');
+console.log('share their first message folded at once and looked up by a fresh engine on the same store.\n');
+console.log('| store latency | parallel calls | summarizer calls | distinct prompts | shared-prefix records found |');
+console.log('|---|---:|---:|---:|---:|');
+const concurrency = await concurrencyRows();
+for (const row of concurrency) {
+  console.log(
+    `| ${row.storeLatency} | ${row.parallelCalls} | ${row.summarizerCalls - 2} (+2 for the shared-prefix pair) | ${row.distinctPrompts} | ${row.sharedPrefixFound} of 2 |`,
+  );
+}
 const bad = rows.filter(
   (row) => row.outcome !== 'answered' || row.faultTextInPrompt || !row.paired || !row.underHardLimit,
 );
-process.exitCode = bad.length > 0 ? 1 : 0;
+const torn = concurrency.filter(
+  (row) => row.summarizerCalls !== 3 || row.distinctPrompts !== 1 || row.sharedPrefixFound !== 2,
+);
+process.exitCode = bad.length > 0 || torn.length > 0 ? 1 : 0;
