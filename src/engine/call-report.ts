@@ -87,7 +87,8 @@ export class CallReporter {
         outcome.redacted.count +
         outcome.truncated.count +
         outcome.recalled.chunks +
-        outcome.recalled.blocksDropped >
+        outcome.recalled.blocksDropped +
+        outcome.recalled.piecesRedacted >
       0;
     if (event && (outcome.messagesFolded > 0 || outcome.messagesDropped > 0 || changed)) {
       this.options.onCompress?.(event);

@@ -13,7 +13,12 @@ export interface CallOutcome {
   readonly summarizerMs: number;
   readonly quotesRejected: number;
   readonly reusedState: boolean;
-  readonly recalled: { readonly chunks: number; readonly tokens: number; readonly blocksDropped: number };
+  readonly recalled: {
+    readonly chunks: number;
+    readonly tokens: number;
+    readonly blocksDropped: number;
+    readonly piecesRedacted: number;
+  };
 }
 
 /**
@@ -46,6 +51,7 @@ export function compressEvent(
       chunks: outcome.recalled.chunks,
       tokens: Math.round(outcome.recalled.tokens * limits.ratio),
       blocksDropped: outcome.recalled.blocksDropped,
+      piecesRedacted: outcome.recalled.piecesRedacted,
     },
     reusedState: outcome.reusedState,
     cacheablePrefixTokens,

@@ -4,7 +4,7 @@ import type { EngineSettings } from '../options/engine-settings.js';
 import { EMPTY_SESSION_STATE, type SessionState } from '../session-state/session-state.js';
 import { cacheEconomics } from '../strategies/cache-economics.js';
 import { applyDrop, planDrop } from '../strategies/dropping.js';
-import { planBudgetFold, planSemanticFold } from '../strategies/folding.js';
+import { type FoldPlan, planBudgetFold, planSemanticFold } from '../strategies/folding.js';
 import { applyMasking, planMasking } from '../strategies/masking-plan.js';
 import type { CallDescriptions, Memo } from '../strategies/observation-masking.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
@@ -55,8 +55,16 @@ export interface Decided {
   /** Salience quotes a summarizer returned that were not verbatim in the folded messages, dropped. */
   readonly quotesRejected: number;
   /** The recall block this call made (chunks quoted, tokens) and the older blocks it took out. */
-  readonly recalled: { readonly chunks: number; readonly tokens: number; readonly blocksDropped: number };
+  readonly recalled: {
+    readonly chunks: number;
+    readonly tokens: number;
+    readonly blocksDropped: number;
+    readonly piecesRedacted: number;
+  };
 }
+
+/** Semantic folds one call may make in a row (each one summarizer call). */
+const MAX_SEMANTIC_FOLDS = 3;
 
 /**
  * Decide and apply: each strategy plans from the current point and its projection; the engine applies the plan and
@@ -120,53 +128,61 @@ export async function decide(
   }
 
   const folding = stages.settings.folding && !stages.folds.backingOff(facts);
-  const foldPlans = [
-    () =>
-      semantic && !pressure
-        ? planSemanticFold({
-            facts,
-            point,
-            projection,
-            stateTokens: stages.stateTokens(point.state),
-            options: semantic,
-            economics,
-            boundaries: () => stages.boundaries(facts, semantic),
-          })
-        : undefined,
-    // under pressure the cache breaks anyway: go down to the target in this one break, not just below the threshold
-    () =>
-      force || stages.total(projection, point) > (pressure ? limits.compressTo : limits.compressAt)
-        ? planBudgetFold({
-            facts,
-            point,
-            projection,
-            stateTokens: stages.stateTokens(point.state),
-            force,
-            tokensBefore,
-          })
-        : undefined,
-  ];
-  for (const planFold of folding ? foldPlans : []) {
-    const plan = planFold();
+  const semanticPlan = () =>
+    semantic && !force && stages.total(projection, point) <= limits.compressAt
+      ? planSemanticFold({
+          facts,
+          point,
+          projection,
+          stateTokens: stages.stateTokens(point.state),
+          options: semantic,
+          economics,
+          boundaries: () => stages.boundaries(facts, semantic),
+        })
+      : undefined;
+  // under pressure the cache breaks anyway: go down to the target in this one break, not just below the threshold
+  const budgetPlan = () =>
+    force || stages.total(projection, point) > (pressure ? limits.compressTo : limits.compressAt)
+      ? planBudgetFold({
+          facts,
+          point,
+          projection,
+          stateTokens: stages.stateTokens(point.state),
+          force,
+          tokensBefore,
+        })
+      : undefined;
+  /** Runs a fold and keeps it when it shrank the prompt; false when nothing changed. */
+  const fold = async (plan: FoldPlan | undefined): Promise<boolean> => {
     // a fold that could not shrink the prompt even with a state no larger than today's is not run (unless forced)
-    if (!plan || (!force && !shrinks(stages, projection, point, plan.cut, point.state))) continue;
+    if (!plan || failure || (!force && !shrinks(stages, projection, point, plan.cut, point.state))) return false;
     const result = await stages.folds.run(facts, point, plan);
-    summarizerMs = result.summarizerMs;
+    summarizerMs += result.summarizerMs;
     if (result.failure) {
       failure = result.failure;
-      continue;
+      return false;
     }
     const folded = stages.project(facts, result.point);
     // nor kept when the state it made outweighs what left (a short turn re-sent as the pinned message)
     if (!force && stages.total(folded, result.point) >= stages.total(projection, point)) {
       stages.folds.discarded(facts);
-      continue;
+      return false;
     }
-    messagesFolded = plan.cut - point.coveredCount;
+    messagesFolded += plan.cut - point.coveredCount;
     quotesRejected += result.quotesRejected;
     point = result.point;
     projection = folded;
     decisions.push(plan.decision);
+    return true;
+  };
+  // finished segments first (below the threshold), then the budget, then the segments the budget fold left below it:
+  // a history ends at the same point whether it arrives over the threshold or again, as a retry, from the stored one
+  const semanticFolds = async () => {
+    for (let round = 0; round < MAX_SEMANTIC_FOLDS && (await fold(semanticPlan())); round++);
+  };
+  if (folding) {
+    await semanticFolds();
+    if (await fold(budgetPlan())) await semanticFolds();
   }
 
   // what a later call may start from: never a drop made because the summarizer failed (those turns are summarized
@@ -201,7 +217,7 @@ export async function decide(
     summarizerMs,
     failure,
     quotesRejected,
-    recalled: { chunks: 0, tokens: 0, blocksDropped: 0 },
+    recalled: { chunks: 0, tokens: 0, blocksDropped: 0, piecesRedacted: 0 },
   };
 }
 

@@ -22,10 +22,16 @@ export interface CompressEvent {
   /** Tool results this call newly shortened (by relevance, every block kept or named) because each alone was too large (earlier calls' cuts are not counted again). */
   readonly toolResultsTruncated: number;
   /**
-   * The recall block this call placed before the latest user message (chunks quoted and tokens, 0 when none), and
-   * how many blocks made for earlier user messages it took out of the prompt.
+   * The recall block this call placed before the latest user message (chunks quoted and tokens, 0 when none), how
+   * many blocks made for earlier user messages it took out of the prompt, and how many quoted pieces it took out of
+   * blocks because the model redacted their tool results.
    */
-  readonly recalled: { readonly chunks: number; readonly tokens: number; readonly blocksDropped: number };
+  readonly recalled: {
+    readonly chunks: number;
+    readonly tokens: number;
+    readonly blocksDropped: number;
+    readonly piecesRedacted: number;
+  };
   /** Salience quotes the summarizer returned that were not verbatim in the folded messages, and were dropped. */
   readonly quotesRejected: number;
   /** Time the summarizer took, 0 when none ran. */

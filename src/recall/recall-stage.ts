@@ -38,10 +38,15 @@ export class RecallStage {
    * redacted since the choice was made leave it: a redaction takes the text out of every place it is quoted.
    */
   block(facts: CallFacts, at: number, items: readonly string[]): RecallBlock | undefined {
+    return this.blocks.block(facts.messages, facts.prefixHashes[at] as number, at, this.withoutRedacted(facts, items));
+  }
+
+  /** The recalled pieces left when those of messages with a redacted result are taken out (the same array if none). */
+  private withoutRedacted(facts: CallFacts, items: readonly string[]): readonly string[] {
     const redacted = redactedMessages(facts);
-    const quoted =
-      redacted.size === 0 ? items : items.filter((id) => !redacted.has(Number(id.slice(0, id.indexOf(':')))));
-    return this.blocks.block(facts.messages, facts.prefixHashes[at] as number, at, quoted);
+    if (redacted.size === 0) return items;
+    const kept = items.filter((id) => !redacted.has(Number(id.slice(0, id.indexOf(':')))));
+    return kept.length === items.length ? items : kept;
   }
 
   /** Characters of a recalled chunk as rendered (escapes included), to shed the largest first. */
@@ -71,11 +76,25 @@ export class RecallStage {
     // rewrite them all in the cache: a tool loop); it leaves when they are fewer tokens than it (a chat turn).
     const kept = new Map<number, readonly string[]>();
     let blocksDropped = 0;
+    let piecesRedacted = 0;
     let changed = false;
-    for (const [at, items] of point.recalls) {
+    for (const [at, chosen] of point.recalls) {
       if (at < point.coveredCount) {
         changed = true; // folded with its turn
         continue;
+      }
+      // pieces of results the model redacted since the choice leave the block, and the stored choice with them, so
+      // the call that takes them out reports it and a retry finds it done
+      const items = this.withoutRedacted(facts, chosen);
+      if (items.length < chosen.length) {
+        changed = true;
+        piecesRedacted += chosen.length - items.length;
+        decisions.push({
+          trigger: 'redaction',
+          scope: { kind: 'messages', from: at, to: at + 1 },
+          confidence: 1,
+          details: `${chosen.length - items.length} recalled pieces of tool results the model redacted left the recall block`,
+        });
       }
       const block = this.block(facts, at, items);
       if (at >= latest || !block) {
@@ -145,7 +164,7 @@ export class RecallStage {
       point,
       projection,
       decisions: [...decided.decisions, ...decisions],
-      recalled: { ...recalled, blocksDropped },
+      recalled: { ...recalled, blocksDropped, piecesRedacted },
     };
   }
 }

@@ -66,7 +66,8 @@ export class FoldLayout {
   /**
    * The fold point for a compression beyond `covered`: the first one whose prompt fits `targetTokens`, preferring
    * the start of a turn (a user message), so chats fold whole turns; the deepest one when none fits. With `force`,
-   * everything up to the latest user message (or the last step). Undefined when nothing can be folded.
+   * everything up to the latest user message (or the last step), never a span of just the user message it then pins.
+   * Undefined when nothing can be folded.
    */
   chooseCut({
     covered,
@@ -83,7 +84,9 @@ export class FoldLayout {
     if (candidates.length === 0) return undefined;
     if (force) {
       const latestUser = this.lastUserBefore[this.messages.length] as number;
-      return candidates.includes(latestUser) ? latestUser : candidates.at(-1);
+      if (candidates.includes(latestUser)) return latestUser;
+      // a fold of nothing but the user message it then pins again is no fold
+      return candidates.filter((cut) => !(covered <= latestUser && cut === latestUser + 1)).at(-1);
     }
     const fits = (cut: number) => this.total(cut, stateTokens) <= targetTokens;
     return (
