@@ -201,7 +201,8 @@ export class CompressionEngine {
     }
     const latest = facts.messages.findLastIndex((message) => message.role === 'user');
     const choice = point.recalls.get(latest);
-    if (choice && start.recalls.get(latest) !== choice) {
+    // a choice made after a drop that is not kept is made again by the next call, after the same drop
+    if (choice && start.recalls.get(latest) !== choice && lasting === planned.point) {
       await this.records.saveRecall(facts.scope, latest, facts.prefixHashes, choice);
     }
 

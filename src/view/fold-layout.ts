@@ -66,8 +66,8 @@ export class FoldLayout {
   /**
    * The fold point for a compression beyond `covered`: the first one whose prompt fits `targetTokens`, preferring
    * the start of a turn (a user message), so chats fold whole turns; the deepest one when none fits. With `force`,
-   * everything up to the latest user message (or the last step), never a span of just the user message it then pins.
-   * Undefined when nothing can be folded.
+   * everything up to the latest user message, once; when the history starts with it, every step of its turn; never a
+   * span of just the user message it then pins. Undefined when nothing can be folded.
    */
   chooseCut({
     covered,
@@ -85,6 +85,8 @@ export class FoldLayout {
     if (force) {
       const latestUser = this.lastUserBefore[this.messages.length] as number;
       if (candidates.includes(latestUser)) return latestUser;
+      // folded up to the latest user message already (by an earlier forced fold): its turn stays
+      if (covered > 0 && covered === latestUser) return undefined;
       // a fold of nothing but the user message it then pins again is no fold
       return candidates.filter((cut) => !(covered <= latestUser && cut === latestUser + 1)).at(-1);
     }
