@@ -65,6 +65,8 @@ export interface Decided {
 
 /** Semantic folds one call may make in a row (each one summarizer call). */
 const MAX_SEMANTIC_FOLDS = 3;
+/** Budget folds one call may make in a row, when a state came out larger than planned. */
+const MAX_BUDGET_FOLDS = 3;
 
 /**
  * Decide and apply: each strategy plans from the current point and its projection; the engine applies the plan and
@@ -182,7 +184,10 @@ export async function decide(
   };
   if (folding) {
     await semanticFolds();
-    if (await fold(budgetPlan())) await semanticFolds();
+    // again while a fold's real state left the prompt over its target: a retry from the stored point would fold more
+    let budgetFolds = 0;
+    while (budgetFolds < MAX_BUDGET_FOLDS && (await fold(budgetPlan()))) budgetFolds++;
+    if (budgetFolds > 0) await semanticFolds();
   }
 
   // what a later call may start from: never a drop made because the summarizer failed (those turns are summarized

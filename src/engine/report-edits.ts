@@ -58,7 +58,8 @@ export function reportEdits({
   const previousHashes =
     latestRedactions.size > 0 ? new Set(previousPrompt?.map((measure) => measure.hash)) : new Set<number>();
   forEachResult(latestRedactions.size > 0 ? view.messages : [], (part, key, messageIndex) => {
-    if (messageIndex < covered || part.edit !== 'redacted' || !latestRedactions.has(key)) return;
+    // a redacted placeholder may itself be shortened (a tiny `maxToolResultTokens`): still this redaction's edit
+    if (messageIndex < covered || !part.edit || part.edit === 'masked' || !latestRedactions.has(key)) return;
     if (previousHashes.has(meter.measure(view.messages[messageIndex] as Message).hash)) return;
     redacted.count++;
     redacted.tokensFreed += Math.max(0, (siteByKey.get(key)?.tokens ?? 0) - meter.countText(part.output));

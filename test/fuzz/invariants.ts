@@ -1,0 +1,384 @@
+/**
+ * The invariants every prompt a wrapped model receives must keep (DESIGN.md "Invariants", README), checked on the
+ * framework's own messages: tool pairing and placement, no empty message, the caller's system prompt unchanged and
+ * stable, the hard limit (by the library's own meter), the state and recall caps, injection-safe markup, the cache
+ * prefix between compressions, and the caller's input unmutated. A `ConversationChecker` follows one conversation
+ * (its calls share the system prompt and the previous prompt); `violations` are `{ kind, detail }`.
+ */
+import {
+  type CompressEvent,
+  type CompressionErrorEvent,
+  EMPTY_SESSION_STATE,
+  findPairingProblems,
+  HardLimitError,
+  type Message,
+  MessageMeter,
+  MessageTooLargeError,
+  SummarizerError,
+  sessionStateMessages,
+  type TokenCounter,
+  type Transcript,
+} from '../../src/index.js';
+import type { PromptKind } from './prompt-kinds.js';
+import { budgetOf } from './turns.js';
+
+/** Every kind of violation the checker reports, for tables that show the kinds not found too. */
+export const VIOLATION_KINDS = [
+  'threw',
+  'message-too-large-wrongly',
+  'orphan-result',
+  'call-without-result',
+  'result-before-call',
+  'tool-result-not-after-its-call',
+  'system-not-leading',
+  'empty-message',
+  'system-changed',
+  'system-unstable',
+  'over-hard-limit',
+  'state-over-cap',
+  'recall-over-cap',
+  'fold-grew-prompt',
+  'markup-forgeable',
+  'error-text-in-prompt',
+  'summarizer-error',
+  'unexpected-error-event',
+  'repeat-differs',
+  'cache-prefix-broken',
+  'input-mutated',
+] as const;
+
+/** One broken invariant. */
+export interface Violation {
+  readonly kind: string;
+  readonly detail: string;
+}
+
+/** The limits a case runs with, as the library reads its options. */
+export interface CheckLimits {
+  readonly contextWindow: number;
+  readonly reserveOutputTokens: number | undefined;
+  /** @default 0.85 */
+  readonly hardLimit: number;
+  /** 0 when recall is off. */
+  readonly recallShare: number;
+  /** The awareness block text, '' when off. */
+  readonly awareness: string;
+  /** True when the case's summarizer throws on purpose. */
+  readonly failingSummarizer: boolean;
+  /**
+   * Provider tokens per token of ours that the mock model reports as usage (undefined: no usage reported). Once the
+   * library has seen a report it must hold its limits in provider tokens.
+   */
+  readonly usageRatio: number | undefined;
+}
+
+/** Slack on a learned ratio: our recount of a LangChain prompt is a few tokens off the library's own estimate. */
+const RATIO_TOLERANCE = 0.03;
+
+/** Text the failing summarizer throws; it must never reach a prompt. */
+export const SUMMARIZER_FAILURE = 'FUZZ-SUMMARIZER-FAILURE';
+const STATE_SHARE = 0.25;
+/** Room for the note and timeline entry a drop adds to the state (the library reserves 64 tokens for it). */
+const DROP_NOTE_TOKENS = 64;
+
+/** One call as the harness saw it: what the caller sent, what the model received, and what the library reported. */
+export interface Call<P> {
+  readonly caller: P;
+  readonly sent: P;
+  readonly tools: readonly unknown[] | undefined;
+  readonly events: readonly CompressEvent[];
+  readonly errors: readonly CompressionErrorEvent[];
+}
+
+const firstText = (message: Message) => {
+  const part = message.parts[0];
+  return part?.type === 'text' ? part.text : '';
+};
+
+export const short = (text: string, max = 160) => (text.length > max ? `${text.slice(0, max)}...` : text);
+
+/** Where two texts part, with some context of each. */
+function difference(before: string, after: string): string {
+  let at = 0;
+  while (at < before.length && before[at] === after[at]) at++;
+  const from = Math.max(0, at - 60);
+  return `at char ${at}: ${JSON.stringify(before.slice(from, at + 80))} -> ${JSON.stringify(after.slice(from, at + 80))}`;
+}
+
+const occurrences = (text: string, needle: string) => text.split(needle).length - 1;
+
+/** One meter per counter for all checks: counts are memoized by content, and a meter takes ~15 ms to build. */
+const meters = new WeakMap<TokenCounter, MessageMeter>();
+
+function meterFor(counter: TokenCounter): MessageMeter {
+  let meter = meters.get(counter);
+  if (!meter) {
+    meter = new MessageMeter(counter);
+    meters.set(counter, meter);
+  }
+  return meter;
+}
+
+/** Follows one conversation of one adapter and checks each of its calls. */
+export class ConversationChecker<P> {
+  readonly meter: MessageMeter;
+  /** What the checked prompts exercised: states, recall blocks, events by kind, errors by name. */
+  readonly coverage = new Map<string, number>();
+  private systemJson: string | undefined;
+  private previous: { caller: string[]; sent: string[] } | undefined;
+
+  constructor(
+    private readonly kind: PromptKind<P>,
+    private readonly limits: CheckLimits,
+    counter: TokenCounter,
+  ) {
+    this.meter = meterFor(counter);
+  }
+
+  get budget(): number {
+    return budgetOf(this.limits.contextWindow, this.limits.reserveOutputTokens);
+  }
+
+  private usageSeen = false;
+
+  /** Tells the checker that the model reported usage for a call, so later calls are held to calibrated limits. */
+  noteUsage(): void {
+    this.usageSeen = true;
+  }
+
+  /** The ratio the library has learned by now, at its most lenient within the tolerance. */
+  private ratio(lenient: 'low' | 'high'): number {
+    const { usageRatio } = this.limits;
+    if (!this.usageSeen || usageRatio === undefined) return 1;
+    return usageRatio * (lenient === 'low' ? 1 - RATIO_TOLERANCE : 1 + RATIO_TOLERANCE);
+  }
+
+  /** A share of the budget in our tokens, as the library holds it after calibration (lenient). */
+  private ours(share: number): number {
+    return (share * this.budget) / this.ratio('low');
+  }
+
+  /**
+   * The cap of a block made once and then kept byte for byte (the state, a recall block): it may have been made before
+   * the library learned the ratio, so the cap at ratio 1 holds too.
+   */
+  private kept(share: number): number {
+    return (share * this.budget) / Math.min(1, this.ratio('low'));
+  }
+
+  /** Our token count of a prompt as the library counts it: system, messages and tool definitions. */
+  promptTokens(prompt: P, tools: readonly unknown[] | undefined): number {
+    const transcript = this.kind.transcript(prompt, tools);
+    const fixed = transcript.tools.length > 0 ? this.meter.countText(JSON.stringify(transcript.tools)) : 0;
+    return fixed + this.tokens(transcript.system) + this.tokens(transcript.messages);
+  }
+
+  private tokens(messages: readonly Message[]): number {
+    return messages.reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
+  }
+
+  private count(what: string): void {
+    this.coverage.set(what, (this.coverage.get(what) ?? 0) + 1);
+  }
+
+  /** Checks one prompt the model received. */
+  check(call: Call<P>): Violation[] {
+    this.tally(call);
+    const out: Violation[] = [];
+    const add = (kind: string, detail: string) => out.push({ kind, detail });
+    const { kind, limits } = this;
+    const caller = kind.transcript(call.caller, call.tools);
+    const sent = kind.transcript(call.sent, call.tools);
+    const callerHashes = new Set(caller.messages.map((message) => this.meter.measure(message).hash));
+    const fresh = (message: Message) => !callerHashes.has(this.meter.measure(message).hash);
+
+    // tool pairing: the library's own check on the neutral transcript
+    const callerOpen = findPairingProblems(caller.messages, { allowOpenCallsAtEnd: false }).some(
+      (problem) => problem.kind === 'call-without-result' && problem.messageIndex === caller.messages.length - 1,
+    );
+    for (const problem of findPairingProblems(sent.messages, { allowOpenCallsAtEnd: callerOpen })) {
+      if (problem.kind === 'empty-message') continue;
+      add(problem.kind, `message ${problem.messageIndex} of ${sent.messages.length}, call id ${problem.toolCallId}`);
+    }
+    // tool results only right after the assistant message that made their calls
+    const calledBefore = new Set<string>();
+    for (let index = 0; index < sent.messages.length; index++) {
+      const message = sent.messages[index] as Message;
+      if (message.role === 'tool') {
+        let at = index - 1;
+        while (at >= 0 && sent.messages[at]?.role === 'tool') at--;
+        const before = sent.messages[at];
+        const calls = new Set(
+          before?.role === 'assistant'
+            ? before.parts.flatMap((part) => (part.type === 'tool-call' ? [part.id] : []))
+            : [],
+        );
+        for (const part of message.parts)
+          if (part.type === 'tool-result' && calledBefore.has(part.callId) && !calls.has(part.callId))
+            add('tool-result-not-after-its-call', `message ${index}: result ${part.callId} follows a ${before?.role}`);
+      }
+      for (const part of message.parts) if (part.type === 'tool-call') calledBefore.add(part.id);
+    }
+    // system messages only leading
+    const laterSystem = (transcript: Transcript) =>
+      transcript.messages.filter((message) => message.role === 'system').length;
+    if (laterSystem(sent) > laterSystem(caller))
+      add('system-not-leading', `${laterSystem(sent)} system messages after the first non-system one`);
+    // no empty message (the caller's own are theirs)
+    const callerJson = new Set(kind.messageJson(call.caller));
+    const sentJson = kind.messageJson(call.sent);
+    for (const index of kind.emptyMessages(call.sent))
+      if (!callerJson.has(sentJson[index] as string))
+        add('empty-message', `message ${index}: ${short(sentJson[index] ?? '')}`);
+
+    // the caller's system prompt, then the awareness block, byte for byte, the same on every call
+    const leading = kind.leadingSystem(call.sent);
+    const system = JSON.stringify(kind.systemHead(call.sent));
+    const expected = JSON.stringify(kind.expectedSystem(call.caller, limits.awareness));
+    if (system !== expected) add('system-changed', `expected ${short(expected, 300)}, got ${short(system, 300)}`);
+    if (this.systemJson !== undefined && system !== this.systemJson)
+      add('system-unstable', 'the system prompt changed between calls');
+    this.systemJson ??= system;
+
+    // the synthetic blocks: one state, within its cap, its markup unforgeable; recall within its share
+    const freshUsers = sent.messages.filter((message) => message.role === 'user' && fresh(message));
+    const states = freshUsers.filter((message) => firstText(message).startsWith('<session_state>\n'));
+    if (states.length > 1) add('markup-forgeable', `${states.length} session state messages`);
+    for (const state of states) {
+      const text = firstText(state);
+      if (occurrences(text, '<session_state>') !== 1 || occurrences(text, '</session_state>') !== 1)
+        add('markup-forgeable', `a state with ${occurrences(text, '</session_state>')} closing tags`);
+      const tokens = this.meter.countText(text);
+      const cap = Math.floor(this.kept(STATE_SHARE));
+      if (tokens > cap) add('state-over-cap', `state of ${tokens} tokens, cap ${cap} (budget ${this.budget})`);
+    }
+    for (const recall of freshUsers.filter((message) => firstText(message).startsWith('<recalled_messages>\n'))) {
+      const text = firstText(recall);
+      if (occurrences(text, '<recalled_messages>') !== 1 || occurrences(text, '</recalled_messages>') !== 1)
+        add('markup-forgeable', 'a recall block with more than one tag pair');
+      const tokens = this.meter.countText(text);
+      const cap = Math.floor(this.kept(limits.recallShare));
+      if (tokens > cap) add('recall-over-cap', `recall block of ${tokens} tokens, cap ${cap}`);
+    }
+    if (limits.failingSummarizer && sentJson.some((json) => json.includes(SUMMARIZER_FAILURE)))
+      add('error-text-in-prompt', 'the summarizer error text reached the prompt');
+
+    // under the hard limit, unless the library reported that what is left cannot be folded and it really cannot
+    const fixed = sent.tools.length > 0 ? this.meter.countText(JSON.stringify(sent.tools)) : 0;
+    const total = fixed + this.tokens(sent.system) + this.tokens(sent.messages);
+    const limit = this.ours(limits.hardLimit);
+    if (total > limit) {
+      const reported = call.errors.some((event) => HardLimitError.isInstance(event.error));
+      const latest = sent.messages.findLastIndex(
+        (message) =>
+          message.role === 'user' &&
+          !(fresh(message) && /^<(session_state|recalled_messages)>\n/.test(firstText(message))),
+      );
+      const stateAt = sent.messages.findIndex((message) => states.includes(message));
+      const statePair = stateAt >= 0 ? this.tokens(sent.messages.slice(stateAt, stateAt + 2)) : 0;
+      // dropping what comes before the current turn leaves a note in the state (a new pair if there was none)
+      const droppable = latest > (stateAt >= 0 ? stateAt + 2 : 0);
+      const note = droppable
+        ? DROP_NOTE_TOKENS + (stateAt >= 0 ? 0 : this.tokens(sessionStateMessages(EMPTY_SESSION_STATE)))
+        : 0;
+      const irreducible =
+        fixed + this.tokens(sent.system) + statePair + note + this.tokens(sent.messages.slice(Math.max(0, latest)));
+      if (!reported || irreducible <= limit)
+        add(
+          'over-hard-limit',
+          `${total} tokens > ${Math.round(limit)} (${limits.hardLimit} of ${this.budget}); irreducible ${irreducible}` +
+            `${reported ? ', HardLimitError reported' : ', nothing reported'}`,
+        );
+    }
+
+    for (const event of call.events) {
+      // a fold asked for with `force` may grow a short prompt; one the budget or a trigger chose may not
+      if (event.trigger === 'forced') continue;
+      if (event.messagesFolded > 0 && event.tokensAfter - event.recalled.tokens > event.tokensBefore)
+        add(
+          'fold-grew-prompt',
+          `folded ${event.messagesFolded} messages: ${event.tokensBefore} -> ${event.tokensAfter} tokens`,
+        );
+    }
+    for (const { error } of call.errors) {
+      if (HardLimitError.isInstance(error)) continue;
+      if (SummarizerError.isInstance(error)) {
+        if (!limits.failingSummarizer) add('summarizer-error', short(error.message, 300));
+        continue;
+      }
+      add('unexpected-error-event', `${error.name}: ${short(error.message, 300)}`);
+    }
+
+    // between two compressions the prompt grows by appending: same input, same prompt; extended input, same prefix
+    const callerList = kind.messageJson(call.caller);
+    const sentList = sentJson.slice(leading);
+    if (this.previous) {
+      const { caller: before, sent: sentBefore } = this.previous;
+      const extends_ = before.length <= callerList.length && before.every((json, index) => json === callerList[index]);
+      if (extends_ && before.length === callerList.length && sentBefore.join('\n') !== sentList.join('\n'))
+        add(
+          'repeat-differs',
+          `the same request gave a different prompt (${sentBefore.length} vs ${sentList.length} messages)`,
+        );
+      else if (extends_ && call.events.length === 0) {
+        const broken = sentBefore.findIndex((json, index) => json !== sentList[index]);
+        if (broken >= 0)
+          add(
+            'cache-prefix-broken',
+            `message ${broken} of the previous prompt changed without a compression event: ` +
+              difference(sentBefore[broken] ?? '', sentList[broken] ?? '(none)'),
+          );
+      }
+    }
+    this.previous = { caller: callerList, sent: sentList };
+    return out;
+  }
+
+  private tally(call: Call<P>): void {
+    const json = this.kind.messageJson(call.sent).join('\n');
+    if (json.includes('<session_state>\\n{')) this.count('prompt with a state');
+    if (json.includes('<recalled_messages>\\n[')) this.count('prompt with recall');
+    if (json.includes('cleared to save context')) this.count('prompt with masked results');
+    for (const event of call.events) {
+      if (event.messagesFolded > 0) this.count('fold');
+      if (event.messagesDropped > 0) this.count('drop');
+      if (event.observationsMasked.count > 0) this.count('masking');
+      if (event.toolResultsTruncated > 0) this.count('truncation');
+      if (event.observationsRedacted.count > 0) this.count('redaction');
+      if (event.recalled.chunks > 0) this.count('recall');
+    }
+    for (const { error } of call.errors) this.count(error.name);
+  }
+
+  /** Checks an error thrown by a call: only MessageTooLargeError, and only for a latest user message over budget. */
+  checkThrown(error: unknown, caller: P, tools: readonly unknown[] | undefined): Violation[] {
+    if (MessageTooLargeError.isInstance(error)) {
+      this.count('MessageTooLargeError');
+      const { messages } = this.kind.transcript(caller, tools);
+      const latest = messages.findLast((message) => message.role === 'user');
+      const tokens = latest ? this.meter.measure(latest).tokens : 0;
+      return tokens * this.ratio('high') > this.budget
+        ? []
+        : [
+            {
+              kind: 'message-too-large-wrongly',
+              detail: `latest user message of ${tokens} tokens, budget ${this.budget}`,
+            },
+          ];
+    }
+    const err = error as Error;
+    const where = (err?.stack ?? '')
+      .split('\n')
+      .find((line) => /\/(src|adapters)\//.test(line))
+      ?.trim()
+      .replace(/^at /, '')
+      .replace(/\(?\/.*\/main\//, '')
+      .replace(/\)$/, '');
+    return [
+      {
+        kind: 'threw',
+        detail: `${err?.name ?? typeof error}: ${short(String(err?.message ?? error), 200)}${where ? ` at ${where}` : ''}`,
+      },
+    ];
+  }
+}

@@ -1,0 +1,226 @@
+/**
+ * The violations the fuzz properties found, each reduced to a small input and named after the invariant it breaks.
+ * Each asserts the behaviour the invariants promise (DESIGN.md, README).
+ */
+import type { LanguageModelV4CallOptions, LanguageModelV4Message, LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { MockLanguageModelV4 } from 'ai/test';
+import { describe, expect, it } from 'vitest';
+import { type CompressEvent, withContextCompression } from '../../adapters/ai-sdk/index.js';
+import { textResult } from '../helpers/mock-model.js';
+import { NO_USAGE } from './harness.js';
+
+const user = (text: string): LanguageModelV4Message => ({ role: 'user', content: [{ type: 'text', text }] });
+const assistant = (text: string): LanguageModelV4Message => ({ role: 'assistant', content: [{ type: 'text', text }] });
+const call = (toolCallId: string, toolName: string, input: unknown): LanguageModelV4Message => ({
+  role: 'assistant',
+  content: [{ type: 'tool-call', toolCallId, toolName, input }],
+});
+const result = (toolCallId: string, toolName: string, value: string): LanguageModelV4Message => ({
+  role: 'tool',
+  content: [{ type: 'tool-result', toolCallId, toolName, output: { type: 'text', value } }],
+});
+
+/** A wrapped mock model that reports no usage (no calibration), and what each call sent and reported. */
+function setup(options: Parameters<typeof withContextCompression>[1]) {
+  const mock = new MockLanguageModelV4({
+    modelId: 'mock-model',
+    doGenerate: async () => ({ ...textResult('ok'), usage: NO_USAGE }),
+  });
+  let events: CompressEvent[] = [];
+  const model = withContextCompression(mock, { ...options, onCompress: (event) => events.push(event) });
+  return async (prompt: LanguageModelV4Prompt, extra: Partial<LanguageModelV4CallOptions> = {}) => {
+    events = [];
+    await model.doGenerate({ prompt, ...extra });
+    return { sent: mock.doGenerateCalls.at(-1)?.prompt ?? [], events };
+  };
+}
+
+const json = (prompt: LanguageModelV4Prompt) => prompt.map((message) => JSON.stringify(message));
+
+const TOOL_NAMES = ['read_file', 'bash', 'search', 'edit_file', 'run_tests', 'lookup_order', 'web_fetch', 'ツール'];
+const TOOLS = [...TOOL_NAMES, 'redact_tool_results'].map((name) => ({
+  type: 'function' as const,
+  name,
+  description: `The ${name} tool.`,
+  inputSchema: { type: 'object' as const },
+}));
+
+describe('cache-prefix-broken: between two compressions the prompt only grows at its end', () => {
+  it('keeps the recall block of the current turn (or reports its removal) when the model redacts what it quoted', async () => {
+    const send = setup({ contextWindow: 5_401 });
+    const prompt: LanguageModelV4Prompt = [
+      { role: 'system', content: 'Order ORD-1 for Caroline ships to Berlin on 2024-05-2. Please continue.' },
+      user('metus'),
+      call('call_0Xy0', 'read_file', { path: 'src/index.ts' }),
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'call_0Xy0',
+            toolName: 'read_file',
+            output: { type: 'error-text', value: ' ok '.repeat(798) },
+          },
+        ],
+      },
+      call('call_1Xy63z', 'read_file', { command: 'npm test' }),
+      result('call_1Xy63z', 'read_file', 'pellentesque egestas '.repeat(19)),
+      assistant(' ok '.repeat(190)),
+      user('purus '.repeat(127)),
+      assistant(' ok'),
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'orci egestas tincidunt vestibulum ligula eu in '.repeat(85) },
+          { type: 'text', text: 'Order ORD-1 for Ada Lovelace ships to Berlin on 2024-05-2. diam '.repeat(4) },
+        ],
+      },
+    ];
+    const first = await send(prompt, { tools: TOOLS });
+    // the fold recalled the folded result of call_1Xy63z in a block before the latest user message
+    expect(json(first.sent).some((message) => message.includes('<recalled_messages>'))).toBe(true);
+    const next = [
+      ...prompt,
+      call('call_2Xyc7y', 'redact_tool_results', {
+        toolCallIds: ['call_1Xy63z'],
+        reason: 'These results are no longer needed.',
+      }),
+      result('call_2Xyc7y', 'redact_tool_results', 'Redacted.'),
+    ];
+    const second = await send(next, { tools: TOOLS });
+    const before = json(first.sent);
+    const prefixKept = before.every((message, index) => json(second.sent)[index] === message);
+    // the second call sent the block no more, and reported nothing
+    expect(prefixKept || second.events.length > 0).toBe(true);
+  });
+
+  it('reports a redaction whose placeholder is itself shortened (a small maxToolResultTokens)', async () => {
+    const send = setup({ contextWindow: 8_000, maxToolResultTokens: 30 });
+    const prompt: LanguageModelV4Prompt = [
+      user('Search the docs.'),
+      call('c1', 'search', { query: 'configuration of the database connection pool and its timeouts' }),
+      result('c1', 'search', 'Result line about pools and timeouts.\n'.repeat(40)),
+    ];
+    const first = await send(prompt);
+    expect(first.events[0]?.toolResultsTruncated).toBe(1);
+    const next = [
+      ...prompt,
+      call('c2', 'redact_tool_results', {
+        toolCallIds: ['c1'],
+        reason:
+          'The search results about pools are no longer needed because the configuration was already applied and verified.',
+      }),
+      result('c2', 'redact_tool_results', 'Redacted.'),
+    ];
+    const second = await send(next);
+    // the result became its (shortened) redaction placeholder, and the call reported nothing
+    expect(json(second.sent)[3]).not.toBe(json(first.sent)[3]);
+    expect(second.events.map((event) => event.observationsRedacted.count)).toEqual([1]);
+  });
+});
+
+describe('repeat-differs: the same request twice gives the same prompt', () => {
+  /** A finished fix of one file: read, edit, test, done. */
+  const segment = (n: number, dir: string): LanguageModelV4Prompt => {
+    const file = `${dir}/module${n}.ts`;
+    return [
+      user(`Fix the bug in ${file}.`),
+      call(`r${n}`, 'read_file', { path: file }),
+      result(`r${n}`, 'read_file', `export function f${n}() { return a; }\n`.repeat(600)),
+      call(`e${n}`, 'edit_file', { path: file, old_str: 'return a', new_str: 'return b' }),
+      result(`e${n}`, 'edit_file', `Edited ${file}.`),
+      call(`t${n}`, 'bash', { command: `npm test -- ${dir}` }),
+      result(`t${n}`, 'bash', `PASS ${dir}/module${n}.test.ts\nAll tests passed.`),
+      assistant(`Fixed ${file}: the function now returns b. All tests pass.`),
+    ];
+  };
+
+  it('does not fold again on a retry of a request it just compressed', async () => {
+    const send = setup({ contextWindow: 30_000, masking: false });
+    const prompt = [
+      ...segment(1, 'src/a'),
+      ...segment(2, 'lib/b'),
+      ...segment(3, 'docs/c'),
+      user(`Now update the changelog. ${'Context words. '.repeat(150)}`),
+    ];
+    const first = await send(prompt);
+    expect(first.events[0]?.trigger).toBe('budget');
+    // the retry (a network error, a second instance) finds the stored state, then folds a finished segment too
+    const retry = await send(prompt);
+    expect(retry.events).toEqual([]);
+    expect(json(retry.sent)).toEqual(json(first.sent));
+  });
+
+  it('does not fold the pending turn’s own user message when a forced fold is repeated', async () => {
+    const send = setup({ contextWindow: 8_000 });
+    const prompt: LanguageModelV4Prompt = [
+      assistant('Hello! '.repeat(1_500)),
+      user('mi '.repeat(1_000)),
+      call('c1', 'read_file', { path: 'a.ts' }),
+    ];
+    const force = { providerOptions: { 'context-compression': { force: true } } };
+    const first = await send(prompt, force);
+    expect(first.events[0]?.messagesFolded).toBe(1);
+    const again = await send(prompt, force);
+    // every complete turn is folded already: the second call folds the current user message into the state as well
+    expect(json(again.sent)).toEqual(json(first.sent));
+  });
+
+  it('does not fold the steps of a finished last turn when a forced fold is repeated', async () => {
+    const send = setup({ contextWindow: 8_000 });
+    const prompt: LanguageModelV4Prompt = [
+      user('My name is Ada.'),
+      assistant('Hello Ada.'),
+      user('Fix the bug.'),
+      call('c1', 'read_file', { path: 'a.ts' }),
+      result('c1', 'read_file', 'const a = 1;'),
+      assistant('Fixed it.'),
+    ];
+    const force = { providerOptions: { 'context-compression': { force: true } } };
+    const first = await send(prompt, force);
+    expect(first.events[0]?.messagesFolded).toBe(2);
+    // the second call folds the three messages after the pinned user message as well
+    const again = await send(prompt, force);
+    expect(json(again.sent)).toEqual(json(first.sent));
+  });
+
+  it('sends the same prompt when a request is retried after the summarizer failed over the hard limit', async () => {
+    const send = setup({
+      contextWindow: 8_000,
+      summarizer: async () => {
+        throw new Error('summarizer unavailable');
+      },
+    });
+    const prompt: LanguageModelV4Prompt = [];
+    for (let turn = 0; turn < 40; turn++)
+      prompt.push(user(`Question ${turn}: ${'words '.repeat(150)}`), assistant(`Answer ${turn}.`));
+    prompt.push(user('Last question?'));
+    const first = await send(prompt);
+    expect(first.events[0]?.messagesDropped).toBeGreaterThan(0);
+    // the first drop (46 messages and a recall block) is not stored; the retry drops 52 messages and recalls nothing
+    const retry = await send(prompt);
+    expect(json(retry.sent)).toEqual(json(first.sent));
+  });
+
+  it('folds down to the threshold in one call when the summarizer returns a large state', async () => {
+    const send = setup({
+      contextWindow: 8_000,
+      summarizer: async () => ({
+        logos: Array.from({ length: 20 }, (_, index) => `Fact ${index}: ${'detail '.repeat(60)}`),
+        pathos: [],
+        abstract: [],
+        conversationSummary: 'A long chat.',
+      }),
+    });
+    const prompt: LanguageModelV4Prompt = [];
+    for (let turn = 0; turn < 30; turn++)
+      prompt.push(user(`Question ${turn}: ${'words '.repeat(140)}`), assistant(`Answer ${turn}.`));
+    prompt.push(user('Last question?'));
+    const first = await send(prompt);
+    expect(first.events[0]?.messagesFolded).toBeGreaterThan(0);
+    // the fold planned for a state of ~15% of what it folds; the state is larger, the prompt stays over 70%
+    // (4886 -> 4760 tokens of a 6000 budget) and the retry folds 22 more messages
+    const retry = await send(prompt);
+    expect(json(retry.sent)).toEqual(json(first.sent));
+  });
+});
