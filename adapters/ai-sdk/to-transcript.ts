@@ -106,10 +106,15 @@ function providerExecutedPart(part: LanguageModelV4ToolCallPart | LanguageModelV
   return { type: 'other', text, original: part };
 }
 
+type ContentPart = Exclude<LanguageModelV4Message['content'], string>[number];
+
+/** An object with a string `type`: a content part as far as this reading checks it; each case checks its fields. */
+const isContentPart = (value: unknown): value is ContentPart => isObject(value) && typeof value.type === 'string';
+
 function contentPart(message: LanguageModelV4Message, part: unknown, index: number): Part {
-  if (!isObject(part) || typeof part.type !== 'string')
+  if (!isContentPart(part))
     throw new UnreadableMessage(message, `content[${index}]`, 'a part object with a type', part);
-  const typed = part as unknown as Exclude<LanguageModelV4Message['content'], string>[number];
+  const typed = part;
   switch (typed.type) {
     case 'text':
     case 'reasoning':

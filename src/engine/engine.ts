@@ -4,13 +4,7 @@ import { gptTokenizerCounter } from '../counting/gpt-tokenizer-counter.js';
 import { guardedCounter } from '../counting/guarded-counter.js';
 import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import { EmbeddingCache } from '../embeddings/embedder.js';
-import {
-  type EmbedderError,
-  MessageTooLargeError,
-  StoreError,
-  ToolPairingError,
-  UnknownContextWindowError,
-} from '../errors.js';
+import { type EmbedderError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
 import { budgetLimits } from '../options/budget.js';
 import { lookupContextWindow } from '../options/context-windows.js';
 import { type EngineSettings, engineSettings } from '../options/engine-settings.js';
@@ -34,9 +28,7 @@ import { EDITED_MESSAGE_CACHE_SIZE, type ResultEdit } from '../strategies/observ
 import { extractiveSummarizer } from '../summarizers/extractive-summarizer.js';
 import { toSummarizer } from '../summarizers/summarizer.js';
 import { rebindOriginals } from '../transcript/rebind-originals.js';
-import { repairToolPairs } from '../transcript/repair-tool-pairs.js';
 import { ResultSiteIndex } from '../transcript/result-sites.js';
-import { isCutPoint } from '../transcript/tool-pairs.js';
 import type { Message } from '../transcript/transcript.js';
 import { SegmentBoundaries } from '../triggers/segment-boundaries.js';
 import { type CallFacts, readCall } from './call-facts.js';
@@ -46,6 +38,7 @@ import { type CompressionPoint, startingPoint } from './compression-point.js';
 import { type DecideStages, decide } from './decide.js';
 import { FoldRunner } from './fold-runner.js';
 import { HistoryMemory } from './history-memory.js';
+import { checkedRecord, pairedInput } from './input-checks.js';
 import { type Projection, type ProjectionCache, project } from './projection.js';
 import { recordFor, sameRecord } from './record-for.js';
 import { type Listeners, safeListeners } from './safe-listeners.js';
@@ -163,14 +156,17 @@ export class CompressionEngine {
 
   async compress(input: CompressInput): Promise<CompressOutput> {
     await this.meter.counter.load?.();
-    const facts = this.read(this.paired(input));
+    const facts = this.read(pairedInput(input, this.listeners.onError));
     const found = await this.records.find({
       scope: facts.scope,
       anchor: facts.anchor,
       prefixHashes: facts.prefixHashes,
       maxThrough: facts.messages.length,
     });
-    const stored = found && found.coveredCount < facts.messages.length ? this.checked(found, facts) : undefined;
+    const stored =
+      found && found.coveredCount < facts.messages.length
+        ? checkedRecord(found, facts, this.listeners.onError)
+        : undefined;
     const start = startingPoint(facts, stored, await this.recallChoices(facts, stored));
     const startProjection = this.project(facts, start);
     const tokensBefore = this.total(startProjection, start);
@@ -233,42 +229,6 @@ export class CompressionEngine {
       if (previous >= stored.coveredCount && !stored.recalls?.some(([at]) => at === previous)) users.push(previous);
     }
     return this.records.findRecalls(facts.scope, users, facts.prefixHashes);
-  }
-
-  /**
-   * A stored record, when it fits the history it was found for: its fold point never separates a tool call from its
-   * result (a record of another format or a store that mixed values up), nor covers more than it speaks of. Otherwise
-   * reported, and the call starts from nothing stored.
-   */
-  private checked(record: StateRecord, facts: CallFacts): StateRecord | undefined {
-    const { coveredCount, through, droppedCount } = record;
-    const problem =
-      coveredCount > through || droppedCount > coveredCount
-        ? `it covers ${coveredCount} messages (${droppedCount} dropped) of the ${through} it speaks of`
-        : coveredCount > 0 && !isCutPoint(facts.messages, coveredCount)
-          ? `its fold point at message ${coveredCount} would separate a tool call from its result`
-          : undefined;
-    if (!problem) return record;
-    this.listeners.onError({
-      error: new StoreError({
-        operation: 'get',
-        reason: 'invalid-record',
-        detail: `the record does not fit: ${problem}`,
-      }),
-      fallback: 'without-store',
-    });
-    return undefined;
-  }
-
-  /**
-   * The call with the tool parts a provider would reject left out (results without their call, calls never answered
-   * before the history goes on), reported through `onError`; the same input when the history is sound.
-   */
-  private paired(input: CompressInput): CompressInput {
-    const { messages, issues } = repairToolPairs(input.transcript.messages);
-    if (issues.length === 0) return input;
-    this.listeners.onError({ error: new ToolPairingError({ issues }), fallback: 'left-out-unpaired' });
-    return { ...input, transcript: { ...input.transcript, messages } };
   }
 
   /** Count: the facts of the call, and the check that its latest user message fits at all. */

@@ -20,11 +20,13 @@ export function cutPoints(messages: readonly Message[]): number[] {
 /** Whether the messages before `index` can leave the prompt without separating a tool call from its result. */
 export function isCutPoint(messages: readonly Message[], index: number): boolean {
   if (index <= 0 || index >= messages.length || messages[index]?.role === 'tool') return false;
+  // read part by part, no id arrays: this runs on every call that finds a stored record
   const open = new Set<string>();
   for (let at = 0; at < index; at++) {
-    const message = messages[at] as Message;
-    for (const id of toolCallIds(message)) open.add(id);
-    for (const id of toolResultIds(message)) open.delete(id);
+    for (const part of (messages[at] as Message).parts) {
+      if (part.type === 'tool-call') open.add(part.id);
+      else if (part.type === 'tool-result') open.delete(part.callId);
+    }
   }
   return open.size === 0;
 }

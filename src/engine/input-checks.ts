@@ -1,0 +1,47 @@
+import { StoreError, ToolPairingError } from '../errors.js';
+import type { StateRecord } from '../store/state-records.js';
+import { repairToolPairs } from '../transcript/repair-tool-pairs.js';
+import { isCutPoint } from '../transcript/tool-pairs.js';
+import type { CallFacts } from './call-facts.js';
+import type { CompressInput } from './compress-call.js';
+import type { CompressionErrorEvent } from './events.js';
+
+/**
+ * The call with the tool parts a provider would reject left out (results without their call, calls never answered
+ * before the history goes on), reported through `onError`; the same input when the history is sound.
+ */
+export function pairedInput(input: CompressInput, onError: (event: CompressionErrorEvent) => void): CompressInput {
+  const { messages, issues } = repairToolPairs(input.transcript.messages);
+  if (issues.length === 0) return input;
+  onError({ error: new ToolPairingError({ issues }), fallback: 'left-out-unpaired' });
+  return { ...input, transcript: { ...input.transcript, messages } };
+}
+
+/**
+ * A stored record, when it fits the history it was found for: its fold point never separates a tool call from its
+ * result (a record of another format or a store that mixed values up), nor covers more than it speaks of. Otherwise
+ * reported, and the call starts from nothing stored.
+ */
+export function checkedRecord(
+  record: StateRecord,
+  facts: CallFacts,
+  onError: (event: CompressionErrorEvent) => void,
+): StateRecord | undefined {
+  const { coveredCount, through, droppedCount } = record;
+  const problem =
+    coveredCount > through || droppedCount > coveredCount
+      ? `it covers ${coveredCount} messages (${droppedCount} dropped) of the ${through} it speaks of`
+      : coveredCount > 0 && !isCutPoint(facts.messages, coveredCount)
+        ? `its fold point at message ${coveredCount} would separate a tool call from its result`
+        : undefined;
+  if (!problem) return record;
+  onError({
+    error: new StoreError({
+      operation: 'get',
+      reason: 'invalid-record',
+      detail: `the record does not fit: ${problem}`,
+    }),
+    fallback: 'without-store',
+  });
+  return undefined;
+}
