@@ -26,7 +26,9 @@ export class CallReporter {
   /** Reports a summarizer failure and a prompt left over the hard limit (`total` tokens); neither fails the call. */
   failures(facts: CallFacts, decided: Decided, total: number): void {
     if (decided.failure) {
-      const fallback = decided.messagesDropped > 0 ? 'dropped-oldest-turns' : 'sent-uncompressed';
+      // dropped by this call, or the drop an earlier failure made sent again
+      const fallback =
+        decided.point.coveredCount > decided.lasting.coveredCount ? 'dropped-oldest-turns' : 'sent-uncompressed';
       this.options.onError?.({ error: decided.failure, fallback });
     }
     if (total > facts.limits.hardLimit) {

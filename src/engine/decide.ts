@@ -2,6 +2,7 @@ import type { MessageMeter } from '../counting/message-meter.js';
 import type { SummarizerError } from '../errors.js';
 import type { EngineSettings } from '../options/engine-settings.js';
 import { EMPTY_SESSION_STATE, type SessionState } from '../session-state/session-state.js';
+import type { ProvisionalDrop } from '../store/state-records.js';
 import { cacheEconomics } from '../strategies/cache-economics.js';
 import { applyDrop, planDrop } from '../strategies/dropping.js';
 import { type FoldPlan, planBudgetFold, planSemanticFold } from '../strategies/folding.js';
@@ -42,7 +43,7 @@ export interface Decided {
   readonly point: CompressionPoint;
   /**
    * The point a record may keep: `point`, or the point before a drop that a summarizer failure forced (never stored
-   * as final, so a later call summarizes those messages).
+   * as final, so a later call summarizes those messages; `point` is then stored as the record's provisional drop).
    */
   readonly lasting: CompressionPoint;
   readonly projection: Projection;
@@ -81,6 +82,7 @@ export async function decide(
     startProjection,
     force,
     tokensBefore,
+    provisional,
   }: {
     facts: CallFacts;
     start: CompressionPoint;
@@ -88,6 +90,8 @@ export async function decide(
     force: boolean;
     /** Tokens of the prompt at the starting point. */
     tokensBefore: number;
+    /** The drop an earlier call made because its summarizer failed, from the stored record. */
+    provisional?: ProvisionalDrop | undefined;
   },
 ): Promise<Decided> {
   const { limits } = facts;
@@ -129,7 +133,8 @@ export async function decide(
     }
   }
 
-  const folding = stages.settings.folding && !stages.folds.backingOff(facts);
+  const backingOff = stages.folds.backingOff(facts);
+  const folding = stages.settings.folding && !backingOff;
   const semanticPlan = () =>
     semantic && !force && stages.total(projection, point) <= limits.compressAt
       ? planSemanticFold({
@@ -142,22 +147,24 @@ export async function decide(
           boundaries: () => stages.boundaries(facts, semantic),
         })
       : undefined;
-  // under pressure the cache breaks anyway: go down to the target in this one break, not just below the threshold
-  const budgetPlan = () =>
-    force || stages.total(projection, point) > (pressure ? limits.compressTo : limits.compressAt)
+  // under pressure the cache breaks anyway: go down to the target in this one break, not just below the threshold;
+  // a forced call's first fold is the forced one, the folds after it are the budget's (never a drop instead)
+  const budgetPlan = (forced: boolean) =>
+    forced ||
+    stages.total(projection, point) > (tokensBefore > limits.compressAt ? limits.compressTo : limits.compressAt)
       ? planBudgetFold({
           facts,
           point,
           projection,
           stateTokens: stages.stateTokens(point.state),
-          force,
+          force: forced,
           tokensBefore,
         })
       : undefined;
-  /** Runs a fold and keeps it when it shrank the prompt; false when nothing changed. */
-  const fold = async (plan: FoldPlan | undefined): Promise<boolean> => {
+  /** Runs a fold and keeps it when it shrank the prompt (or was forced); false when nothing changed. */
+  const fold = async (plan: FoldPlan | undefined, forced = false): Promise<boolean> => {
     // a fold that could not shrink the prompt even with a state no larger than today's is not run (unless forced)
-    if (!plan || failure || (!force && !shrinks(stages, projection, point, plan.cut, point.state))) return false;
+    if (!plan || failure || (!forced && !shrinks(stages, projection, point, plan.cut, point.state))) return false;
     const result = await stages.folds.run(facts, point, plan);
     summarizerMs += result.summarizerMs;
     if (result.failure) {
@@ -166,7 +173,7 @@ export async function decide(
     }
     const folded = stages.project(facts, result.point);
     // nor kept when the state it made outweighs what left (a short turn re-sent as the pinned message)
-    if (!force && stages.total(folded, result.point) >= stages.total(projection, point)) {
+    if (!forced && stages.total(folded, result.point) >= stages.total(projection, point)) {
       stages.folds.discarded(facts);
       return false;
     }
@@ -186,13 +193,32 @@ export async function decide(
     await semanticFolds();
     // again while a fold's real state left the prompt over its target: a retry from the stored point would fold more
     let budgetFolds = 0;
-    while (budgetFolds < MAX_BUDGET_FOLDS && (await fold(budgetPlan()))) budgetFolds++;
+    // a forced call folds once on request (nothing when its turn was folded already), then as the budget asks
+    if (force && (await fold(budgetPlan(true), true))) budgetFolds++;
+    while (budgetFolds < MAX_BUDGET_FOLDS && (await fold(budgetPlan(false)))) budgetFolds++;
     if (budgetFolds > 0) await semanticFolds();
   }
 
   // what a later call may start from: never a drop made because the summarizer failed (those turns are summarized
   // by the next call whose summarizer works), only one made by design (folding off, or still over after folding)
   const lasting = point;
+  // while no fold summarized them, the messages an earlier call dropped on a failed summary stay out: the prompt
+  // goes on from the one that call sent (its cached prefix holds) instead of sending them again
+  let carried = false;
+  if (provisional && messagesFolded === 0 && provisional.coveredCount > point.coveredCount) {
+    const dropped = {
+      ...point,
+      coveredCount: provisional.coveredCount,
+      state: provisional.state,
+      droppedCount: provisional.droppedCount,
+    };
+    const after = stages.project(facts, dropped);
+    if (stages.total(after, dropped) < stages.total(projection, point)) {
+      point = dropped;
+      projection = after;
+      carried = true;
+    }
+  }
   if (stages.total(projection, point) > limits.hardLimit) {
     const plan = planDrop({
       facts,
@@ -211,9 +237,10 @@ export async function decide(
       decisions.push(plan.decision);
     }
   }
+  const unsummarized = failure !== undefined || carried || (stages.settings.folding && backingOff);
   return {
     point,
-    lasting: failure && messagesDropped > 0 ? lasting : point,
+    lasting: unsummarized && point.coveredCount > lasting.coveredCount ? lasting : point,
     projection,
     decisions,
     masked,

@@ -19,7 +19,7 @@ import {
 import { RecallStage } from '../recall/recall-stage.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../recall/render-recall.js';
 import { sessionStateMessages } from '../session-state/render-session-state.js';
-import type { SessionState } from '../session-state/session-state.js';
+import { EMPTY_SESSION_STATE, type SessionState } from '../session-state/session-state.js';
 import { StepAnalyses } from '../signals/step-analyses.js';
 import { DEFAULT_STORE_TIMEOUT_MS, guardedStore } from '../store/guarded-store.js';
 import { type StateRecord, StateRecords } from '../store/state-records.js';
@@ -42,6 +42,13 @@ import { checkedRecord, pairedInput } from './input-checks.js';
 import { type Projection, type ProjectionCache, project } from './projection.js';
 import { recordFor, sameRecord } from './record-for.js';
 import { type Listeners, safeListeners } from './safe-listeners.js';
+
+/**
+ * How many earlier user messages the first call of a turn looks up recall choices for (besides the latest): the ones
+ * since the record's last block. A choice is moved into the record by the next turn's first call, so more than a
+ * few are found only when many user messages arrive at once.
+ */
+const MAX_RECALL_LOOKUPS = 16;
 
 /**
  * The framework-free engine. One call flows top-down: count (read the call's facts) -> load the stored compression
@@ -176,6 +183,7 @@ export class CompressionEngine {
       startProjection,
       force: input.force ?? false,
       tokensBefore,
+      provisional: stored?.provisional,
     });
     const decided = await this.recalls.apply(facts, planned, {
       project: (at) => this.project(facts, at),
@@ -186,13 +194,21 @@ export class CompressionEngine {
 
     const output = this.assemble(facts, point, projection);
     const { lasting } = planned;
-    const record = recordFor(
-      facts,
+    const record =
       lasting === planned.point
-        ? point
-        : { ...point, coveredCount: lasting.coveredCount, state: lasting.state, droppedCount: lasting.droppedCount },
-    );
-    if (point !== start && !sameRecord(record, stored)) {
+        ? recordFor(facts, point)
+        : recordFor(
+            facts,
+            { ...point, coveredCount: lasting.coveredCount, state: lasting.state, droppedCount: lasting.droppedCount },
+            {
+              coveredCount: point.coveredCount,
+              state: point.state ?? EMPTY_SESSION_STATE,
+              droppedCount: point.droppedCount,
+            },
+          );
+    // a call that changes nothing still stores the recall blocks it keeps for earlier user messages: the next tool
+    // step of the turn no longer looks those choices up, and the blocks must stay in its prompt
+    if ((point !== start || record.recalls !== undefined) && !sameRecord(record, stored)) {
       await this.records.save({ scope: facts.scope, anchor: facts.anchor, record });
     }
     const latest = facts.messages.findLastIndex((message) => message.role === 'user');
@@ -216,8 +232,9 @@ export class CompressionEngine {
 
   /**
    * The stored recall choices the call needs: the latest user message's (made by an earlier call of its turn: a tool
-   * step, a retry) and, on the first call of a turn, the previous user message's, whose block this call keeps or
-   * takes out (a kept block is then in the record). None when recall is off or nothing was stored yet.
+   * step, a retry) and, on the first call of a turn, those of the user messages since the record's last block (the
+   * previous turn's, or several when user messages came in a row), whose blocks this call keeps or takes out (a kept
+   * block is then in the record). None when recall is off or nothing was stored yet.
    */
   private async recallChoices(facts: CallFacts, stored: StateRecord | undefined) {
     if (facts.limits.maxRecallTokens <= 0 || !stored) return new Map<number, string[]>();
@@ -225,8 +242,10 @@ export class CompressionEngine {
     const latest = messages.findLastIndex((message) => message.role === 'user');
     const users = latest >= stored.coveredCount ? [latest] : [];
     if (latest === messages.length - 1) {
-      const previous = messages.findLastIndex((message, index) => index < latest && message.role === 'user');
-      if (previous >= stored.coveredCount && !stored.recalls?.some(([at]) => at === previous)) users.push(previous);
+      const from = Math.max(stored.coveredCount, ...(stored.recalls ?? []).map(([at]) => at + 1));
+      for (let at = latest - 1; at >= from && users.length <= MAX_RECALL_LOOKUPS; at--) {
+        if (messages[at]?.role === 'user') users.push(at);
+      }
     }
     return this.records.findRecalls(facts.scope, users, facts.prefixHashes);
   }

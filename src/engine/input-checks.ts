@@ -27,13 +27,19 @@ export function checkedRecord(
   facts: CallFacts,
   onError: (event: CompressionErrorEvent) => void,
 ): StateRecord | undefined {
-  const { coveredCount, through, droppedCount } = record;
+  const { coveredCount, through, droppedCount, provisional } = record;
   const problem =
     coveredCount > through || droppedCount > coveredCount
       ? `it covers ${coveredCount} messages (${droppedCount} dropped) of the ${through} it speaks of`
       : coveredCount > 0 && !isCutPoint(facts.messages, coveredCount)
         ? `its fold point at message ${coveredCount} would separate a tool call from its result`
-        : undefined;
+        : provisional &&
+            (provisional.coveredCount <= coveredCount ||
+              provisional.coveredCount > through ||
+              provisional.droppedCount - droppedCount !== provisional.coveredCount - coveredCount ||
+              !isCutPoint(facts.messages, provisional.coveredCount))
+          ? `its drop to message ${provisional.coveredCount} does not follow its fold point at ${coveredCount}`
+          : undefined;
   if (!problem) return record;
   onError({
     error: new StoreError({

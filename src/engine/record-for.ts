@@ -1,4 +1,4 @@
-import { STATE_FORMAT_VERSION, type StateRecord } from '../store/state-records.js';
+import { type ProvisionalDrop, STATE_FORMAT_VERSION, type StateRecord } from '../store/state-records.js';
 import type { CallFacts } from './call-facts.js';
 import type { CompressionPoint } from './compression-point.js';
 
@@ -8,7 +8,7 @@ import type { CompressionPoint } from './compression-point.js';
  * request finds it. Never shallower than the record the call started from: the lookup takes the deepest matching
  * record, so a newer record must not hide behind an older, deeper one.
  */
-export function recordFor(facts: CallFacts, point: CompressionPoint): StateRecord {
+export function recordFor(facts: CallFacts, point: CompressionPoint, provisional?: ProvisionalDrop): StateRecord {
   const masked = [...point.masked].filter(
     (key) => (facts.siteByKey.get(key)?.messageIndex ?? -1) >= point.coveredCount,
   );
@@ -30,6 +30,7 @@ export function recordFor(facts: CallFacts, point: CompressionPoint): StateRecor
       point.coveredCount,
       stale ? point.staleThrough : 0,
       point.minThrough,
+      provisional?.coveredCount ?? 0,
       // a recall block is determined by its user message and everything before it
       ...recalls.map(([at]) => at + 1),
     ),
@@ -44,6 +45,7 @@ export function recordFor(facts: CallFacts, point: CompressionPoint): StateRecor
     masked,
     ...(stale ? { maskReasons } : {}),
     ...(recalls.length > 0 ? { recalls } : {}),
+    ...(provisional ? { provisional } : {}),
   };
 }
 

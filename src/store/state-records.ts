@@ -39,12 +39,27 @@ const StateRecordSchema = z.object({
    * precedes and the recalled chunk ids. The latest user message's choice is stored on its own (`RecallChoice`).
    */
   recalls: z.array(z.tuple([z.number().int().nonnegative(), z.array(z.string())])).optional(),
+  /**
+   * A drop made because the summarizer failed (or was resting after a failure): the prompt the last call sent, which
+   * later calls send again (the cached prefix holds) until a fold summarizes those messages. Never a point a fold
+   * starts from: `coveredCount` and `state` stay where the last summary left them, so nothing is lost for good.
+   */
+  provisional: z
+    .object({
+      coveredCount: z.number().int().nonnegative(),
+      state: SessionStateSchema,
+      droppedCount: z.number().int().nonnegative(),
+    })
+    .optional(),
 });
 
 const RecallChoiceSchema = z.object({ version: z.literal(STATE_FORMAT_VERSION), items: z.array(z.string()) });
 
 /** What the store keeps for one compression point: the fold, the state and the masked results. */
 export type StateRecord = z.infer<typeof StateRecordSchema>;
+
+/** A drop a failed summary forced, kept apart from the record's lasting point (`StateRecord.provisional`). */
+export type ProvisionalDrop = NonNullable<StateRecord['provisional']>;
 
 const IndexSchema = z.array(z.object({ through: z.number().int(), prefixHash: z.string() }));
 

@@ -85,8 +85,9 @@ export class FoldLayout {
     if (force) {
       const latestUser = this.lastUserBefore[this.messages.length] as number;
       if (candidates.includes(latestUser)) return latestUser;
-      // folded up to the latest user message already (by an earlier forced fold): its turn stays
-      if (covered > 0 && covered === latestUser) return undefined;
+      // folded up to (or past) the latest user message already, by an earlier forced fold or what followed it: its
+      // turn stays
+      if (covered > 0 && latestUser > 0 && covered >= latestUser) return undefined;
       // a fold of nothing but the user message it then pins again is no fold
       return candidates.filter((cut) => !(covered <= latestUser && cut === latestUser + 1)).at(-1);
     }

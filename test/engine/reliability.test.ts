@@ -83,6 +83,40 @@ describe('a failed summary never loses turns for good', () => {
     expect(stateText(out.messages)).not.toContain('could not be summarized');
   });
 
+  it('until then the prompt goes on from the one the failed call sent: the dropped turns are not sent again', async () => {
+    const store = memoryStateStore();
+    let failing = true;
+    const first = setup({
+      store,
+      summarizer: async ({ messages }) => {
+        if (failing) throw new Error('model overloaded');
+        return {
+          logos: [`summary of ${messages.length} messages`],
+          pathos: [],
+          abstract: [],
+          conversationSummary: 'ok',
+        };
+      },
+    });
+    const messages = chat(53);
+    const dropped = await first.run(messages);
+    expect(dropped.event?.messagesDropped).toBeGreaterThan(0);
+    // the next step on this instance (resting after the failure, no summarizer call), then one on another instance
+    // whose summarizer fails too: the same messages stay out, the prompt only grows at its end
+    const step = [...messages, text('assistant', 'Noted.')];
+    const next = await first.run(step);
+    expect(JSON.stringify(next.messages.slice(0, dropped.messages.length))).toBe(JSON.stringify(dropped.messages));
+    const second = setup({ store, summarizer: async () => Promise.reject(new Error('still overloaded')) });
+    const other = await second.run(step);
+    expect(JSON.stringify(other.messages)).toBe(JSON.stringify(next.messages));
+    expect(second.errors.map((event) => event.fallback)).toContain('dropped-oldest-turns');
+    // once a summarizer works (and this instance's rest after its failure is over), those turns are summarized
+    failing = false;
+    const out = await first.run([...step, text('user', 'And then?'), text('assistant', 'ok'), text('user', 'More?')]);
+    expect(out.event?.messagesFolded).toBeGreaterThan(0);
+    expect(stateText(out.messages)).not.toContain('could not be summarized');
+  });
+
   it('with folding off, a drop is the design and is kept (the prompt prefix stays stable)', async () => {
     const { run, engine } = setup({ folding: false });
     const messages = chat(53);

@@ -184,6 +184,27 @@ describe('repeat-differs: the same request twice gives the same prompt', () => {
     expect(json(again.sent)).toEqual(json(first.sent));
   });
 
+  it('folds the long tool loop after a forced fold instead of dropping it, so a retry folds nothing more', async () => {
+    const send = setup({ contextWindow: 8_000, masking: false });
+    const prompt: LanguageModelV4Prompt = [assistant('Hello!'), user('Fix the failing tests.')];
+    for (let step = 0; step < 5; step++) {
+      prompt.push(
+        call(`c${step}`, 'bash', { command: `npm test -- part${step}` }),
+        result(`c${step}`, 'bash', `FAIL part${step}: expected ${step} got ${step + 1}\n`.repeat(150)),
+      );
+    }
+    prompt.push(assistant('Looking into it.'));
+    const force = { providerOptions: { 'context-compression': { force: true } } };
+    const first = await send(prompt, force);
+    expect(first.events[0]?.trigger).toBe('forced');
+    // the loop after the user message was over the hard limit: folded by the budget, not dropped unsummarized
+    expect(first.events[0]?.messagesDropped).toBe(0);
+    expect(first.events[0]?.decisions.map((decision) => decision.trigger)).toContain('budget');
+    const again = await send(prompt, force);
+    expect(again.events).toEqual([]);
+    expect(json(again.sent)).toEqual(json(first.sent));
+  });
+
   it('sends the same prompt when a request is retried after the summarizer failed over the hard limit', async () => {
     const send = setup({
       contextWindow: 8_000,

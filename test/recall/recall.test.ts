@@ -119,6 +119,38 @@ describe('recall of what left the prompt', () => {
     expect(events.at(-1)?.recalled.blocksDropped ?? 0).toBe(0);
   });
 
+  it('keeps a kept block through the steps of the next turn, and when two user messages come at once', async () => {
+    for (const between of [[], [text('assistant', 'Noted.'), text('user', 'One more thing: it is sunny.')]]) {
+      const { run, events } = setup({ masking: false });
+      const messages = history('Which lake does Biscuit swim in?');
+      const first = await run(messages);
+      const [block] = recallBlocks(first.messages);
+      expect(block).toBeDefined();
+      const loop: Message[] = [];
+      for (let i = 0; i < 3; i++) {
+        loop.push(
+          { role: 'assistant', parts: [{ type: 'tool-call', id: `m${i}`, name: 'maps', args: { q: `lake ${i}` } }] },
+          {
+            role: 'tool',
+            parts: [{ type: 'tool-result', callId: `m${i}`, name: 'maps', output: `shoreline ${i} `.repeat(40) }],
+          },
+        );
+      }
+      const turn = [...messages, ...loop, text('assistant', 'Lake Tahoe.'), ...between, text('user', 'Thanks!')];
+      const next = await run(turn);
+      expect(recallBlocks(next.messages)).toEqual([block]);
+      const count = events.length;
+      // the next step of that turn: the block stays, the prompt only grows at its end, nothing to report
+      const step = await run([
+        ...turn,
+        { role: 'assistant', parts: [{ type: 'tool-call', id: 'w1', name: 'weather', args: { place: 'Tahoe' } }] },
+        { role: 'tool', parts: [{ type: 'tool-result', callId: 'w1', name: 'weather', output: 'sunny, 24 C' }] },
+      ]);
+      expect(JSON.stringify(step.messages.slice(0, next.messages.length))).toBe(JSON.stringify(next.messages));
+      expect(events).toHaveLength(count);
+    }
+  });
+
   it('recalls nothing for a remark about what is in view, and nothing when nothing left the prompt', async () => {
     const { run } = setup();
     expect(recallBlocks((await run(history('Message 58: word word word word'))).messages)).toEqual([]);
