@@ -72,6 +72,19 @@ export {
   DEFAULT_MASKING_OPTIONS,
   type MaskingOptions,
 } from './strategies/observation-masking.js';
+export { findOwnTools, type OwnToolNames } from './strategies/own-tools.js';
+export {
+  DEFAULT_RECALL_PAGE_CHARS,
+  DEFAULT_RECALL_TOOL_DESCRIPTION,
+  DEFAULT_RECALL_TOOL_NAME,
+  MAX_RECALL_IDS,
+  MAX_RECALL_QUERY_CHARS,
+  type RecalledResult,
+  type RecallInput,
+  RecallInputSchema,
+  recallAnswer,
+  renderRecallAnswer,
+} from './strategies/recall-tool.js';
 export {
   collectRedactions,
   DEFAULT_REDACTION_TOOL_DESCRIPTION,

@@ -5,6 +5,7 @@ export { type ExplainCompressionOptions, explainCompression } from './explain-co
 export { fromTranscript, withoutOpenAIItemId } from './from-transcript.js';
 export { type ModelEmbedderOptions, modelEmbedder } from './model-embedder.js';
 export { type ModelSummarizerOptions, modelSummarizer } from './model-summarizer.js';
+export { type RecallToolOptions, type RecallToolOutput, recallTool } from './recall-tool.js';
 export { type RedactionToolOptions, type RedactionToolOutput, redactionTool } from './redaction-tool.js';
 export { DEFAULT_FILE_TOKENS, toTranscript } from './to-transcript.js';
 export { withContextCompression } from './with-context-compression.js';

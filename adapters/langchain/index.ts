@@ -13,6 +13,7 @@ export type {
 export { type ExplainCompressionOptions, explainCompression } from './explain-compression.js';
 export { type AwarenessPlacement, fromTranscript } from './from-transcript.js';
 export { type ContextCompressionMiddlewareOptions, contextCompressionMiddleware } from './middleware.js';
+export { type RecallToolOptions, recallTool } from './recall-tool.js';
 export { type RedactionToolOptions, type RedactionToolOutput, redactionTool } from './redaction-tool.js';
 export { DEFAULT_FILE_TOKENS, toolDefinitions, toTranscript } from './to-transcript.js';
 export { withContextCompression } from './with-context-compression.js';

@@ -4,6 +4,7 @@ import type { BudgetLimits } from '../options/budget.js';
 import type { StepSignals } from '../signals/step-signals.js';
 import type { StoreScope } from '../store/state-records.js';
 import { type MaskingOptions, maskableKeys } from '../strategies/observation-masking.js';
+import type { OwnToolNames } from '../strategies/own-tools.js';
 import { collectRedactions, type RedactionRules } from '../strategies/redaction.js';
 import type { ResultSite, ResultSiteIndex } from '../transcript/result-sites.js';
 import type { Message, Transcript } from '../transcript/transcript.js';
@@ -47,6 +48,10 @@ export interface CallFacts {
   readonly latestRedactions: ReadonlySet<string>;
   /** Signals of each step (an assistant message and its tool results); empty when no trigger reads them. */
   readonly steps: readonly StepSignals[];
+  /** The redaction tool's name in this call: as the call's tools carry it, else the configured one. */
+  readonly redactionToolName: string;
+  /** The recall tool's name when the call carries it (placeholders then name it), else undefined. */
+  readonly recallToolName: string | undefined;
 }
 
 /** How the engine reads a call: its counter and the optional parts that decide which facts are needed. */
@@ -59,6 +64,8 @@ export interface ReadCallOptions {
   readonly masking: Required<MaskingOptions> | undefined;
   readonly redaction: RedactionRules | undefined;
   readonly redactionToolName: string;
+  /** This package's tools among the call's, by the names they were registered under (see `findOwnTools`). */
+  readonly ownTools: OwnToolNames;
   /** The tool results of each conversation, read incrementally. */
   readonly siteIndex: ResultSiteIndex;
   /** Replaces messages seen in the previous call of the conversation by the remembered objects. */
@@ -88,8 +95,10 @@ export function readCall(transcript: Transcript, options: ReadCallOptions): Call
     prefixHashes[index + 1] = hashChain(prefixHashes[index] as number, meter.measure(messages[index] as Message).hash);
   }
   const sites = options.siteIndex.sites(conversation, messages, meter);
+  const own = options.ownTools;
+  const redactionToolName = own.redaction ?? options.redactionToolName;
   const replayed = options.redaction
-    ? collectRedactions(messages, options.redaction)
+    ? collectRedactions(messages, { ...options.redaction, toolName: redactionToolName })
     : { reasons: new Map<string, string>(), latest: new Set<string>() };
   return {
     namespace,
@@ -105,9 +114,11 @@ export function readCall(transcript: Transcript, options: ReadCallOptions): Call
     fixedTokens: fixedMeasures.reduce((sum, measure) => sum + measure.tokens, 0),
     sites,
     siteByKey: new Map(sites.map((site) => [site.key, site])),
-    maskable: masking ? maskableKeys(messages, sites, masking, options.redactionToolName) : new Set<string>(),
+    maskable: masking ? maskableKeys(messages, sites, masking, redactionToolName) : new Set<string>(),
     redactions: replayed.reasons,
     latestRedactions: replayed.latest,
     steps: options.analyzeSteps ? options.analyzeSteps(conversation, messages, prefixHashes) : [],
+    redactionToolName,
+    recallToolName: own.recall,
   };
 }

@@ -16,6 +16,7 @@ import {
   DEFAULT_SUMMARIZER_TIMEOUT_MS,
   validateOptions,
 } from '../options/options.js';
+import { recallToolAwareness } from '../options/prompts.js';
 import { RecallStage } from '../recall/recall-stage.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../recall/render-recall.js';
 import { sessionStateMessages } from '../session-state/render-session-state.js';
@@ -25,11 +26,12 @@ import { DEFAULT_STORE_TIMEOUT_MS, guardedStore } from '../store/guarded-store.j
 import { type StateRecord, StateRecords } from '../store/state-records.js';
 import { memoryStateStore } from '../store/state-store.js';
 import { EDITED_MESSAGE_CACHE_SIZE, type ResultEdit } from '../strategies/observation-masking.js';
+import { findOwnTools } from '../strategies/own-tools.js';
 import { extractiveSummarizer } from '../summarizers/extractive-summarizer.js';
 import { toSummarizer } from '../summarizers/summarizer.js';
 import { rebindOriginals } from '../transcript/rebind-originals.js';
 import { ResultSiteIndex } from '../transcript/result-sites.js';
-import type { Message } from '../transcript/transcript.js';
+import { type Message, messageText } from '../transcript/transcript.js';
 import { SegmentBoundaries } from '../triggers/segment-boundaries.js';
 import { type CallFacts, readCall } from './call-facts.js';
 import { CallReporter } from './call-report.js';
@@ -72,6 +74,8 @@ export class CompressionEngine {
   private readonly recalls: RecallStage;
   private readonly embeddings: EmbeddingCache | undefined;
   private readonly rebinds = new WeakMap<Message, { edited: Message; sent: Message }>();
+  /** The awareness block with the recall tool's sentence, by the tool's name. */
+  private readonly awarenessBlocks = new Map<string, Message>();
   private readonly projectionCache: ProjectionCache = {
     edits: new LRUCache<string, ResultEdit | false>({ max: EDITED_MESSAGE_CACHE_SIZE }),
     messages: new LRUCache<string, Message>({ max: EDITED_MESSAGE_CACHE_SIZE }),
@@ -213,8 +217,9 @@ export class CompressionEngine {
     }
     const latest = facts.messages.findLastIndex((message) => message.role === 'user');
     const choice = point.recalls.get(latest);
-    // a choice made after a drop that is not kept is made again by the next call, after the same drop
-    if (choice && start.recalls.get(latest) !== choice && lasting === planned.point) {
+    // stored also after a drop a failed summary forced: later calls send that drop again (the record's provisional
+    // drop), and with it the same block
+    if (choice && start.recalls.get(latest) !== choice) {
       await this.records.saveRecall(facts.scope, latest, facts.prefixHashes, choice);
     }
 
@@ -250,6 +255,22 @@ export class CompressionEngine {
     return this.records.findRecalls(facts.scope, users, facts.prefixHashes);
   }
 
+  /**
+   * The awareness block of a call: the configured one, followed by a sentence on the recall tool when the call carries
+   * it (one object per tool name, so the system prompt stays byte-stable and its count is memoized).
+   */
+  private awarenessFor(recallToolName: string | undefined): Message | undefined {
+    const { awareness } = this.settings;
+    if (!awareness || recallToolName === undefined) return awareness;
+    let block = this.awarenessBlocks.get(recallToolName);
+    if (!block) {
+      const text = `${messageText(awareness)}\n${recallToolAwareness(recallToolName)}`;
+      block = { ...awareness, parts: [{ type: 'text', text }] };
+      this.awarenessBlocks.set(recallToolName, block);
+    }
+    return block;
+  }
+
   /** Count: the facts of the call, and the check that its latest user message fits at all. */
   private read({ transcript, modelId, modelKey = modelId, contextWindow, namespace }: CompressInput): CallFacts {
     const limits = budgetLimits(
@@ -257,14 +278,18 @@ export class CompressionEngine {
       Math.round(this.calibration.ratio(modelKey) * 100) / 100,
       this.options,
     );
+    // this package's tools are found among the call's by their schemas, under whatever names they were registered
+    const ownTools = findOwnTools(transcript.tools);
+    const awareness = this.awarenessFor(ownTools.recall);
     const facts = readCall(transcript, {
       meter: this.meter,
       limits,
       scope: [this.options.namespace ?? '', namespace ?? ''],
-      system: this.settings.awareness ? [...transcript.system, this.settings.awareness] : [...transcript.system],
+      system: awareness ? [...transcript.system, awareness] : [...transcript.system],
       masking: this.settings.masking,
       redaction: this.settings.redaction,
       redactionToolName: this.settings.redactionToolName,
+      ownTools,
       recall: (conversation, messages) => this.histories.recall(conversation, messages),
       siteIndex: this.siteIndex,
       analyzeSteps:

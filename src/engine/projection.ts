@@ -49,6 +49,7 @@ export function project(
     maxToolResultTokens: facts.limits.maxToolResultTokens,
     meter,
     cache,
+    recallToolName: facts.recallToolName,
   });
   const before = new Map<number, number>();
   for (const [at, items] of point.recalls) {

@@ -58,22 +58,55 @@ export function describeToolCall(name: string, args: unknown, maxChars = 80): st
   return `${name}(${compact.length > maxChars ? `${compact.slice(0, maxChars)}...` : compact})`;
 }
 
+/** Where a hidden result can be had again: the recall tool's name (as the caller registered it) and the call's id. */
+export interface RecallHint {
+  readonly toolName: string;
+  readonly callId: string;
+}
+
+/** The sentence a placeholder ends with: how to get the result back. */
+function getItBack(recall: RecallHint | undefined): string {
+  return recall
+    ? `${recall.toolName} gives it back verbatim (call id ${JSON.stringify(recall.callId)}).`
+    : 'Call the tool again if you need it.';
+}
+
 /** The placeholder of a tool result cleared by observation masking. */
 export function maskedResultPlaceholder({
   call,
   tokens,
   keepRecent,
+  recall,
 }: {
   call: string;
   tokens: number;
   keepRecent: number;
+  recall?: RecallHint | undefined;
 }): string {
-  return `[Result of ${call} cleared to save context: ${tokens} tokens, older than the ${keepRecent} most recent tool results. Call the tool again if you need it.]`;
+  return `[Result of ${call} cleared to save context: ${tokens} tokens, older than the ${keepRecent} most recent tool results. ${getItBack(recall)}]`;
+}
+
+/** The awareness block's sentence on the recall tool, when a call carries it. */
+export function recallToolAwareness(toolName: string): string {
+  return `Tool results cleared, shortened or folded into <session_state> to save context are not lost: ${toolName} gives them back verbatim, by call id (a placeholder names it) or by a query of distinctive words. Prefer it to running a tool again.`;
 }
 
 /** The placeholder of a tool result the model redacted with the redaction tool. */
-export function redactedResultPlaceholder({ call, reason }: { call: string; reason: string }): string {
-  return `[Result of ${call} redacted at the assistant's request: ${reason}]`;
+export function redactedResultPlaceholder({
+  call,
+  reason,
+  recall,
+}: {
+  call: string;
+  reason: string;
+  recall?: RecallHint | undefined;
+}): string {
+  return `[Result of ${call} redacted at the assistant's request: ${reason}${recall ? ` ${getItBack(recall)}` : ''}]`;
+}
+
+/** The line after a tool result shortened by relevance, when the recall tool can give back the whole of it. */
+export function shortenedResultNote(recall: RecallHint): string {
+  return `\n[Shortened to save context; ${getItBack(recall)}]`;
 }
 
 /** The placeholder of a tool result cleared because it went stale (superseded, or old and unrelated). */
@@ -81,10 +114,12 @@ export function staleResultPlaceholder({
   call,
   tokens,
   reason,
+  recall,
 }: {
   call: string;
   tokens: number;
   reason: string;
+  recall?: RecallHint | undefined;
 }): string {
-  return `[Result of ${call} cleared to save context: ${reason} (${tokens} tokens). Call the tool again if you need it.]`;
+  return `[Result of ${call} cleared to save context: ${reason} (${tokens} tokens). ${getItBack(recall)}]`;
 }

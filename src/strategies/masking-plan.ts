@@ -95,6 +95,7 @@ export function planMasking({
       worthPlanning: (bound) => pressure || pays(bound),
       placeholderTokens,
       descriptions,
+      recallToolName: facts.recallToolName,
     });
   let step = plan();
   if (step.keys.length === 0 || (!pressure && !pays(step))) return undefined;

@@ -2,6 +2,7 @@ import type { MessageMeter } from '../counting/message-meter.js';
 import {
   describeToolCall,
   maskedResultPlaceholder,
+  type RecallHint,
   redactedResultPlaceholder,
   staleResultPlaceholder,
 } from '../options/prompts.js';
@@ -61,8 +62,20 @@ export function maskableKeys(
 }
 
 /** Tokens of the fixed text of a mask placeholder: a result this small can never be masked. */
-function placeholderFloor(meter: MessageMeter, keepRecent: number): number {
-  return meter.countText(maskedResultPlaceholder({ call: '', tokens: 0, keepRecent }));
+function placeholderFloor(meter: MessageMeter, keepRecent: number, recallToolName: string | undefined): number {
+  return meter.countText(
+    maskedResultPlaceholder({
+      call: '',
+      tokens: 0,
+      keepRecent,
+      recall: recallToolName === undefined ? undefined : { toolName: recallToolName, callId: '' },
+    }),
+  );
+}
+
+/** The recall hint of a site's placeholder: the recall tool's name and the call's id; none without the tool. */
+function hintFor(site: ResultSite, recallToolName: string | undefined): RecallHint | undefined {
+  return recallToolName === undefined ? undefined : { toolName: recallToolName, callId: site.callId };
 }
 
 /**
@@ -80,11 +93,14 @@ export function planMaskingStep({
   worthPlanning = () => true,
   placeholderTokens,
   descriptions,
+  recallToolName,
 }: {
   /** Memo of call descriptions, kept by the engine across calls. */
   descriptions?: CallDescriptions;
   /** Memo of placeholder token counts by result, reason and size, shared across calls. */
   placeholderTokens?: Memo<number>;
+  /** The recall tool's name when the call carries it: placeholders then name it and the call id. */
+  recallToolName?: string | undefined;
   sites: readonly ResultSite[];
   covered: number;
   hidden: ReadonlySet<string>;
@@ -96,7 +112,7 @@ export function planMaskingStep({
   /** Called with an upper bound of the step (every candidate freed whole); false skips building placeholders. */
   worthPlanning?: (bound: MaskingStep) => boolean;
 }): MaskingStep {
-  const floor = placeholderFloor(meter, keepRecent);
+  const floor = placeholderFloor(meter, keepRecent, recallToolName);
   const eligible = sites.filter(
     (site) => site.messageIndex >= covered && maskable.has(site.key) && !hidden.has(site.key) && site.tokens > floor,
   );
@@ -113,10 +129,10 @@ export function planMaskingStep({
   let firstMessageIndex = Number.POSITIVE_INFINITY;
   for (const site of eligible) {
     const reason = reasons?.get(site.key);
-    const memoKey = `${site.key}\u0001${site.tokens}\u0001${reason ?? ''}`;
+    const memoKey = `${site.key}\u0001${site.tokens}\u0001${reason ?? ''}\u0001${recallToolName ?? ''}`;
     let tokens = placeholderTokens?.get(memoKey);
     if (tokens === undefined) {
-      tokens = meter.countText(maskPlaceholderFor(site, keepRecent, reason, descriptions));
+      tokens = meter.countText(maskPlaceholderFor(site, keepRecent, reason, descriptions, recallToolName));
       placeholderTokens?.set(memoKey, tokens);
     }
     const saved = site.tokens - tokens;
@@ -150,11 +166,13 @@ export function maskPlaceholderFor(
   keepRecent: number,
   reason?: string,
   descriptions?: CallDescriptions,
+  recallToolName?: string,
 ): string {
   const call = describeSite(site, descriptions);
+  const recall = hintFor(site, recallToolName);
   return reason === undefined
-    ? maskedResultPlaceholder({ call, tokens: site.tokens, keepRecent })
-    : staleResultPlaceholder({ call, tokens: site.tokens, reason });
+    ? maskedResultPlaceholder({ call, tokens: site.tokens, keepRecent, recall })
+    : staleResultPlaceholder({ call, tokens: site.tokens, reason, recall });
 }
 
 /** What replaces a tool result: a masked or redacted placeholder. */
@@ -173,9 +191,12 @@ export function resultEdits({
   memo,
   maskReasons,
   descriptions,
+  recallToolName,
 }: {
   /** Memo of call descriptions, kept by the engine across calls. */
   descriptions?: CallDescriptions;
+  /** The recall tool's name when the call carries it: placeholders then name it and the call id. */
+  recallToolName?: string | undefined;
   sites: readonly ResultSite[];
   masked: ReadonlySet<string>;
   redactions: ReadonlyMap<string, string>;
@@ -193,13 +214,20 @@ export function resultEdits({
     const staleReason = reason === undefined ? maskReasons?.get(site.key) : undefined;
     const memoKey =
       memo &&
-      `${site.key}\u0001${site.tokens}\u0001${describeSite(site, descriptions)}\u0001${reason ?? ''}\u0001${staleReason ?? ''}`;
+      `${site.key}\u0001${site.tokens}\u0001${describeSite(site, descriptions)}\u0001${reason ?? ''}\u0001${staleReason ?? ''}\u0001${recallToolName ?? ''}`;
     let edit = memoKey === undefined ? undefined : memo?.get(memoKey);
     if (edit === undefined) {
       const candidate: ResultEdit =
         reason !== undefined
-          ? { kind: 'redacted', text: redactedResultPlaceholder({ call: describeSite(site, descriptions), reason }) }
-          : { kind: 'masked', text: maskPlaceholderFor(site, keepRecent, staleReason, descriptions) };
+          ? {
+              kind: 'redacted',
+              text: redactedResultPlaceholder({
+                call: describeSite(site, descriptions),
+                reason,
+                recall: hintFor(site, recallToolName),
+              }),
+            }
+          : { kind: 'masked', text: maskPlaceholderFor(site, keepRecent, staleReason, descriptions, recallToolName) };
       // a placeholder is never longer than what it replaces
       edit = meter.countText(candidate.text) < site.tokens ? candidate : false;
       if (memo && memoKey !== undefined) memo.set(memoKey, edit);

@@ -11,11 +11,15 @@ export const MAX_REDACTION_REASON_CHARS = 500;
 /** Most tool results one directive may name. */
 export const MAX_REDACTION_IDS = 100;
 
+/**
+ * The description of the `toolCallIds` argument. Compression recognizes the redaction tool among a call's tools by
+ * it, under whatever name the tool is registered.
+ */
+export const REDACTION_IDS_DESCRIPTION = `Ids of earlier tool calls whose results are no longer needed (1 to ${MAX_REDACTION_IDS}).`;
+
 /** What the model sends to the redaction tool. */
 export const RedactionInputSchema = z.object({
-  toolCallIds: z
-    .array(z.string())
-    .describe(`Ids of earlier tool calls whose results are no longer needed (1 to ${MAX_REDACTION_IDS}).`),
+  toolCallIds: z.array(z.string()).describe(REDACTION_IDS_DESCRIPTION),
   reason: z
     .string()
     .describe(

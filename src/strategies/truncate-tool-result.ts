@@ -1,4 +1,5 @@
 import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js';
+import { shortenedResultNote } from '../options/prompts.js';
 import { type Message, messageText } from '../transcript/transcript.js';
 import { shortenByRelevance } from './shorten-by-relevance.js';
 
@@ -11,7 +12,10 @@ export interface TruncatedMessages {
 }
 
 /** Shortened messages by the message they were cut from, with the limit they were cut to; kept by the engine. */
-export type TruncationMemo = WeakMap<Message, { readonly maxTokens: number; readonly message: Message }>;
+export type TruncationMemo = WeakMap<
+  Message,
+  { readonly maxTokens: number; readonly recallToolName: string | undefined; readonly message: Message }
+>;
 
 /** Characters of the user's latest message taken as context for shortening a result. */
 const MAX_REQUEST_CHARS = 2_000;
@@ -39,7 +43,9 @@ function requestOf(messages: readonly Message[], index: number, callId: string):
  * Shortens every tool result above `maxTokens` by relevance to what it was asked for (`shortenByRelevance`: every
  * block present, the relevant ones verbatim), keeping its call, id and pairing. Messages without such a result
  * are returned as the same objects, so adapters hand them back untouched. With a memo, a message is cut once and
- * its cut reused as long as the same message object comes back.
+ * its cut reused as long as the same message object comes back. With the recall tool (`recallToolName`), a cut
+ * result ends with a line naming it and the call id, and the recall tool's own answers (bounded by its pages) are
+ * never cut: the model asked for them whole.
  */
 export function truncateOversizedResults(
   messages: readonly Message[],
@@ -47,6 +53,7 @@ export function truncateOversizedResults(
   maxTokens: number,
   meter: MessageMeter,
   memo?: TruncationMemo,
+  recallToolName?: string,
 ): TruncatedMessages {
   const out: Message[] = [];
   const tokens: number[] = [];
@@ -59,7 +66,7 @@ export function truncateOversizedResults(
       return;
     }
     const remembered = memo?.get(message);
-    if (remembered && remembered.maxTokens === maxTokens) {
+    if (remembered && remembered.maxTokens === maxTokens && remembered.recallToolName === recallToolName) {
       out.push(remembered.message);
       tokens.push(meter.measure(remembered.message).tokens);
       for (const part of remembered.message.parts) {
@@ -69,16 +76,20 @@ export function truncateOversizedResults(
     }
     let changed = false;
     const parts = message.parts.map((part) => {
-      const outputTokens = part.type === 'tool-result' ? meter.countText(part.output) : 0;
-      if (part.type !== 'tool-result' || outputTokens <= maxTokens) return part;
+      if (part.type !== 'tool-result' || part.name === recallToolName) return part;
+      const outputTokens = meter.countText(part.output);
+      if (outputTokens <= maxTokens) return part;
       changed = true;
       truncatedIds.push(part.callId);
+      const note =
+        recallToolName === undefined ? '' : shortenedResultNote({ toolName: recallToolName, callId: part.callId });
       return {
         ...part,
-        output: shortenByRelevance(part.output, maxTokens, meter.counter, {
-          context: requestOf(messages, index, part.callId),
-          knownTokens: outputTokens,
-        }),
+        output:
+          shortenByRelevance(part.output, Math.max(1, maxTokens - meter.countText(note)), meter.counter, {
+            context: requestOf(messages, index, part.callId),
+            knownTokens: outputTokens,
+          }) + note,
         edited: true,
         edit: 'truncated',
       } as const;
@@ -89,7 +100,7 @@ export function truncateOversizedResults(
       return;
     }
     const edited: Message = { ...message, parts, edited: true };
-    memo?.set(message, { maxTokens, message: edited });
+    memo?.set(message, { maxTokens, recallToolName, message: edited });
     out.push(edited);
     tokens.push(meter.measure(edited).tokens);
   });

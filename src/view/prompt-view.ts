@@ -35,7 +35,10 @@ export function buildView({
   meter,
   cache,
   maskReasons,
+  recallToolName,
 }: {
+  /** The recall tool's name when the call carries it: placeholders and cut results name it. */
+  recallToolName?: string | undefined;
   /** Reasons of masks that were stale rather than old. */
   maskReasons?: ReadonlyMap<string, string>;
   messages: readonly Message[];
@@ -63,6 +66,7 @@ export function buildView({
     meter,
     memo: cache?.edits,
     descriptions: cache?.descriptions,
+    recallToolName,
   });
   const edited = applyResultEdits(
     messages,
@@ -72,11 +76,18 @@ export function buildView({
       map: cache.messages,
       // a mask's text follows from the message's content; a redaction's from its reason
       key: (message, applied) =>
-        `${meter.measure(message).hash}:${applied.map((edit) => (edit.kind === 'masked' ? 'm' : `r${hash53(edit.text)}`)).join(',')}`,
+        `${meter.measure(message).hash}:${recallToolName ?? ''}:${applied.map((edit) => (edit.kind === 'masked' ? 'm' : `r${hash53(edit.text)}`)).join(',')}`,
     },
   );
   const measures = edited.map((message) => meter.measure(message));
-  const truncated = truncateOversizedResults(edited, measures, maxToolResultTokens, meter, cache?.truncations);
+  const truncated = truncateOversizedResults(
+    edited,
+    measures,
+    maxToolResultTokens,
+    meter,
+    cache?.truncations,
+    recallToolName,
+  );
   return { messages: truncated.messages, tokens: truncated.tokens, truncatedIds: truncated.truncatedIds };
 }
 

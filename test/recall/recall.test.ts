@@ -151,6 +151,38 @@ describe('recall of what left the prompt', () => {
     }
   });
 
+  it('keeps the block through the steps of its turn when a failed summary dropped what it quotes', async () => {
+    const { run, errors } = setup({
+      summarizer: async () => {
+        throw new Error('summarizer down');
+      },
+    });
+    // a message in view that matches the question too: once the steps bring tool results, a choice made again would
+    // be held to it (and quote nothing)
+    const messages = [
+      ...history('Which lake does Biscuit swim in?').slice(0, -1),
+      text('assistant', 'Biscuit swims in the lake, you said.'),
+      text('user', 'Which lake does Biscuit swim in?'),
+    ];
+    const first = await run(messages);
+    expect(errors.map((event) => event.fallback)).toContain('dropped-oldest-turns');
+    const [block] = recallBlocks(first.messages);
+    expect(block).toBeDefined();
+    let steps = messages;
+    for (let i = 0; i < 3; i++) {
+      steps = [
+        ...steps,
+        { role: 'assistant', parts: [{ type: 'tool-call', id: `w${i}`, name: 'weather', args: { day: i } }] },
+        {
+          role: 'tool',
+          parts: [{ type: 'tool-result', callId: `w${i}`, name: 'weather', output: `day ${i}: sunny` }],
+        },
+      ];
+      const step = await run(steps);
+      expect(JSON.stringify(step.messages.slice(0, first.messages.length))).toBe(JSON.stringify(first.messages));
+    }
+  });
+
   it('recalls nothing for a remark about what is in view, and nothing when nothing left the prompt', async () => {
     const { run } = setup();
     expect(recallBlocks((await run(history('Message 58: word word word word'))).messages)).toEqual([]);

@@ -137,3 +137,38 @@ describe('truncateOversizedResults', () => {
     expect(original?.type === 'tool-result' && original.output).toBe(big);
   });
 });
+
+describe('truncateOversizedResults with the recall tool', () => {
+  const meter = new MessageMeter(approximateCounter());
+  const history: Message[] = [
+    { role: 'user', parts: [{ type: 'text', text: 'Check the log.' }] },
+    {
+      role: 'assistant',
+      parts: [
+        { type: 'tool-call', id: 'log-1', name: 'bash', args: { command: 'cat app.log' } },
+        { type: 'tool-call', id: 'back-1', name: 'get_back', args: { toolCallIds: ['old-1'] } },
+      ],
+    },
+    {
+      role: 'tool',
+      parts: [
+        { type: 'tool-result', callId: 'log-1', name: 'bash', output: logLines(500) },
+        { type: 'tool-result', callId: 'back-1', name: 'get_back', output: logLines(300) },
+      ],
+    },
+  ];
+
+  it('ends a cut result with a line naming the recall tool and the call id, within the limit', () => {
+    const measures = history.map((message) => meter.measure(message));
+    const out = truncateOversizedResults(history, measures, 500, meter, undefined, 'get_back');
+    const parts = (out.messages[2] as Message).parts;
+    const cut = parts[0] as { output: string };
+    expect(cut.output.endsWith('[Shortened to save context; get_back gives it back verbatim (call id "log-1").]')).toBe(
+      true,
+    );
+    expect(meter.countText(cut.output)).toBeLessThanOrEqual(500 + MARKER_ALLOWANCE);
+    // the recall tool's own answer is never cut: the model asked for it whole
+    expect((parts[1] as { output: string }).output).toBe(logLines(300));
+    expect(out.truncatedIds).toEqual(['log-1']);
+  });
+});

@@ -1,0 +1,33 @@
+import { type Tool, tool } from 'ai';
+import {
+  DEFAULT_RECALL_TOOL_DESCRIPTION,
+  type RecallInput,
+  RecallInputSchema,
+  type RecallToolOptions,
+  type RecallToolOutput,
+  recallAnswer,
+  renderRecallAnswer,
+} from '../../src/strategies/recall-tool.js';
+import { modelMessagesToTranscript } from './model-messages.js';
+
+export type { RecallToolOptions, RecallToolOutput };
+
+/**
+ * An AI SDK tool the model calls to get back, verbatim, tool results that compression hid (cleared, redacted,
+ * shortened, or folded into the session state), instead of running the tools again. It finds them in the messages
+ * the AI SDK passes to `execute` (the whole history, as the caller sent it): no server state. The model reads the
+ * results as plain text; a long answer comes in pages. Register it under any name: compression recognizes it among
+ * the call's tools and names it in every placeholder.
+ */
+export function recallTool({
+  description = DEFAULT_RECALL_TOOL_DESCRIPTION,
+  pageChars,
+}: RecallToolOptions = {}): Tool<RecallInput, RecallToolOutput> {
+  return tool({
+    description,
+    inputSchema: RecallInputSchema,
+    execute: async (input, { messages }) =>
+      recallAnswer(modelMessagesToTranscript(messages), input, pageChars === undefined ? {} : { pageChars }),
+    toModelOutput: ({ output }) => ({ type: 'text', value: renderRecallAnswer(output) }),
+  });
+}

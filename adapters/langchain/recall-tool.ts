@@ -1,0 +1,52 @@
+import type { BaseMessage } from '@langchain/core/messages';
+import { type DynamicStructuredTool, tool } from '@langchain/core/tools';
+import {
+  DEFAULT_RECALL_TOOL_DESCRIPTION,
+  DEFAULT_RECALL_TOOL_NAME,
+  type RecallInput,
+  RecallInputSchema,
+  recallAnswer,
+  renderRecallAnswer,
+  type RecallToolOptions as SharedRecallToolOptions,
+} from '../../src/strategies/recall-tool.js';
+import { toTranscript } from './to-transcript.js';
+
+/** Options of the LangChain recall tool: the shared options and the tool's name. */
+export interface RecallToolOptions extends SharedRecallToolOptions {
+  /** The tool's name; compression recognizes the tool under any name. @default DEFAULT_RECALL_TOOL_NAME */
+  name?: string;
+  /**
+   * Where the tool finds the conversation when it is not run by `createAgent` (whose `runtime.state.messages` it reads
+   * by default): a function returning the current messages.
+   */
+  messages?: () => readonly BaseMessage[] | Promise<readonly BaseMessage[]>;
+}
+
+/**
+ * A LangChain tool the model calls to get back, verbatim, tool results that compression hid (cleared, redacted,
+ * shortened, or folded into the session state), instead of running the tools again. In a `createAgent` loop it reads
+ * the conversation from `runtime.state.messages` (no server state); elsewhere give it `messages`. It answers in plain
+ * text, a long answer in pages. Compression recognizes it among the call's tools under any name.
+ */
+export function recallTool({
+  name = DEFAULT_RECALL_TOOL_NAME,
+  description = DEFAULT_RECALL_TOOL_DESCRIPTION,
+  pageChars,
+  messages: source,
+}: RecallToolOptions = {}): DynamicStructuredTool<typeof RecallInputSchema, RecallInput, RecallInput, string> {
+  return tool(
+    async (input: RecallInput, runtime?: unknown) => {
+      const messages =
+        (runtime as { state?: { messages?: BaseMessage[] } } | undefined)?.state?.messages ?? (await source?.());
+      if (!messages) {
+        return 'Nothing can be recalled here: the tool cannot see the conversation (give recallTool a `messages` source outside createAgent).';
+      }
+      const output = recallAnswer(toTranscript([...messages]).messages, input, {
+        toolName: name,
+        ...(pageChars === undefined ? {} : { pageChars }),
+      });
+      return renderRecallAnswer(output);
+    },
+    { name, description, schema: RecallInputSchema },
+  );
+}

@@ -1,0 +1,209 @@
+import MiniSearch from 'minisearch';
+import { z } from 'zod';
+import type { Message } from '../transcript/transcript.js';
+
+/** Name the recall tool is registered under when the caller does not pick one. */
+export const DEFAULT_RECALL_TOOL_NAME = 'recall_tool_results';
+
+/** Most tool calls one recall may name. */
+export const MAX_RECALL_IDS = 20;
+
+/** Longest query accepted, in characters. */
+export const MAX_RECALL_QUERY_CHARS = 200;
+
+/** Characters of one page of an answer, by default (about 2,000 tokens of English or code). */
+export const DEFAULT_RECALL_PAGE_CHARS = 8_000;
+
+/** Results a query answers with at most. */
+const QUERY_RESULTS = 3;
+
+/**
+ * The description of the `toolCallIds` argument. Compression recognizes the recall tool among a call's tools by it,
+ * under whatever name the tool is registered.
+ */
+export const RECALL_IDS_DESCRIPTION = `Ids of earlier tool calls whose results were cleared, shortened or summarized and that you need again, exactly as they were (1 to ${MAX_RECALL_IDS}; empty when you give a query).`;
+
+/** What the model sends to the recall tool. */
+export const RecallInputSchema = z.object({
+  toolCallIds: z.array(z.string()).describe(RECALL_IDS_DESCRIPTION),
+  query: z
+    .string()
+    .optional()
+    .describe(
+      `Instead of ids: a few distinctive words (a file name, an error, an identifier) to find earlier tool results by; the ${QUERY_RESULTS} best matches come back (at most ${MAX_RECALL_QUERY_CHARS} characters).`,
+    ),
+  page: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Page of a long answer, from 1; the answer says how many pages there are.'),
+});
+
+/** A recall request as the model sent it. */
+export type RecallInput = z.infer<typeof RecallInputSchema>;
+
+/** One tool result given back, or the part of it on this page. */
+export interface RecalledResult {
+  toolCallId: string;
+  toolName: string;
+  /** The original output, verbatim (the part of it on this page). */
+  output: string;
+  /** `k/n` when the output is split over pages: this is piece k of n. */
+  part?: string;
+}
+
+/** What the recall tool answers the model. */
+export interface RecallToolOutput {
+  results: RecalledResult[];
+  /** Ids that name no earlier tool result, and why. */
+  missing: Array<{ toolCallId: string; reason: string }>;
+  page: number;
+  pages: number;
+  message: string;
+}
+
+/** Options every adapter's recall tool takes. */
+export interface RecallToolOptions {
+  /** What the tool tells the model. @default DEFAULT_RECALL_TOOL_DESCRIPTION */
+  description?: string;
+  /** Characters of one page of an answer; a longer answer comes in pages. @default DEFAULT_RECALL_PAGE_CHARS */
+  pageChars?: number;
+}
+
+/** What the recall tool tells the model: when to use it, and that it never runs anything again. */
+export const DEFAULT_RECALL_TOOL_DESCRIPTION = `Gives back, verbatim, the results of earlier tool calls that were cleared, shortened or summarized to save context: a placeholder or the session state names their call ids. Use it instead of running a tool again when you need exactly what it returned then (re-running can be slow, have side effects, or return something else). Pass the call ids, or a query of a few distinctive words when you do not know them. A long answer comes in pages; ask for the next with \`page\`.`;
+
+/** Cuts `text` into pieces of at most `size` characters, at line ends where it can. */
+function pieces(text: string, size: number): string[] {
+  if (text.length <= size) return [text];
+  const out: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + size);
+    if (end < text.length) {
+      const lineEnd = text.lastIndexOf('\n', end - 1);
+      if (lineEnd > start + size / 2) end = lineEnd + 1;
+      // never between the two halves of a surrogate pair
+      else if (/[\uD800-\uDBFF]/.test(text[end - 1] ?? '')) end--;
+    }
+    out.push(text.slice(start, end));
+    start = end;
+  }
+  return out;
+}
+
+/** The tool results of a history by call id (the last result of a repeated id), with their tool's name. */
+function resultsById(messages: readonly Message[]): Map<string, { name: string; output: string }> {
+  const results = new Map<string, { name: string; output: string }>();
+  for (const message of messages) {
+    for (const part of message.parts) {
+      if (part.type === 'tool-result') results.set(part.callId, { name: part.name, output: part.output });
+    }
+  }
+  return results;
+}
+
+/** The ids of the results that match a query best (BM25 over every result of the history but the recall tool's). */
+function searchResults(
+  results: ReadonlyMap<string, { name: string; output: string }>,
+  query: string,
+  toolName: string,
+): string[] {
+  const search = new MiniSearch<{ id: string; text: string }>({ fields: ['text'], storeFields: [] });
+  search.addAll(
+    [...results].filter(([, result]) => result.name !== toolName).map(([id, result]) => ({ id, text: result.output })),
+  );
+  return search
+    .search(query, { prefix: true, fuzzy: 0.1, combineWith: 'OR' })
+    .slice(0, QUERY_RESULTS)
+    .map((hit) => String(hit.id));
+}
+
+/**
+ * The recall tool's answer: the results of the named calls, found in `messages` (the history the caller sends, so no
+ * server state), verbatim, in the order asked, in pages of at most `pageChars` characters of output. Deterministic:
+ * the same request on the same history gives the same answer.
+ */
+export function recallAnswer(
+  messages: readonly Message[],
+  input: unknown,
+  {
+    pageChars = DEFAULT_RECALL_PAGE_CHARS,
+    toolName = DEFAULT_RECALL_TOOL_NAME,
+  }: { pageChars?: number; toolName?: string } = {},
+): RecallToolOutput {
+  const none = (message: string): RecallToolOutput => ({ results: [], missing: [], page: 1, pages: 1, message });
+  const parsed = RecallInputSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return none(`The request is invalid: ${issue?.path.join('.') || 'input'}: ${issue?.message ?? 'invalid'}.`);
+  }
+  const { query = '', page = 1 } = parsed.data;
+  const results = resultsById(messages);
+  let ids = [...new Set(parsed.data.toolCallIds)];
+  if (ids.length === 0 && query.trim() === '') {
+    return none('Name 1 or more tool call ids, or give a query; nothing was recalled.');
+  }
+  if (ids.length > MAX_RECALL_IDS) {
+    return none(`Name at most ${MAX_RECALL_IDS} tool call ids at once (got ${ids.length}); nothing was recalled.`);
+  }
+  if (query.length > MAX_RECALL_QUERY_CHARS) {
+    return none(`The query must be at most ${MAX_RECALL_QUERY_CHARS} characters (got ${query.length}).`);
+  }
+  if (ids.length === 0) {
+    ids = searchResults(results, query, toolName);
+    if (ids.length === 0) return none(`No earlier tool result matches "${query}".`);
+  }
+  const missing: RecallToolOutput['missing'] = [];
+  const found: Array<{ id: string; name: string; output: string }> = [];
+  for (const id of ids) {
+    const result = results.get(id);
+    if (!result) missing.push({ toolCallId: id, reason: 'no earlier tool result has this id' });
+    else found.push({ id, ...result });
+  }
+  // pages: the results in order, each cut into pieces that fit a page; a page holds whole pieces
+  const size = Math.max(1, Math.floor(pageChars));
+  const paged: RecalledResult[][] = [[]];
+  let used = 0;
+  for (const result of found) {
+    const cut = pieces(result.output, size);
+    cut.forEach((output, index) => {
+      if (used > 0 && used + output.length > size) {
+        paged.push([]);
+        used = 0;
+      }
+      paged.at(-1)?.push({
+        toolCallId: result.id,
+        toolName: result.name,
+        output,
+        ...(cut.length > 1 ? { part: `${index + 1}/${cut.length}` } : {}),
+      });
+      used += output.length;
+    });
+  }
+  const pages = paged.length;
+  const current = Math.min(page, pages);
+  const onPage = paged[current - 1] ?? [];
+  const parts = [
+    found.length === 0
+      ? 'Recalled nothing.'
+      : `Recalled ${found.length} tool result${found.length === 1 ? '' : 's'} (${found.map((result) => result.id).join(', ')}) verbatim${pages > 1 ? `, page ${current} of ${pages}` : ''}.`,
+  ];
+  if (pages > 1 && current < pages) parts.push(`Ask again with page: ${current + 1} for the rest.`);
+  if (page > pages) parts.push(`There is no page ${page}; this is the last one.`);
+  if (missing.length > 0) parts.push(`Not found: ${missing.map((entry) => entry.toolCallId).join(', ')}.`);
+  return { results: onPage, missing, page: current, pages, message: parts.join(' ') };
+}
+
+/**
+ * The answer as the model reads it: the message, then each result verbatim between tags that name its call (plain
+ * text, so code and logs come back as they were, without JSON escaping).
+ */
+export function renderRecallAnswer(output: RecallToolOutput): string {
+  const blocks = output.results.map((result) => {
+    const part = result.part ? ` part="${result.part}"` : '';
+    return `<tool_result id=${JSON.stringify(result.toolCallId)} tool=${JSON.stringify(result.toolName)}${part}>\n${result.output}\n</tool_result>`;
+  });
+  return [output.message, ...blocks].join('\n');
+}

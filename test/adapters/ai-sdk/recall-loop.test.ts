@@ -1,0 +1,107 @@
+import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { generateText, isStepCount, tool } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  type CompressEvent,
+  recallTool,
+  redactionTool,
+  withContextCompression,
+} from '../../../adapters/ai-sdk/index.js';
+import { textResult } from '../../helpers/mock-model.js';
+
+const fileContent = (path: string) =>
+  `// ${path}\n${Array.from({ length: 50 }, (_, line) => `export const value${line} = ${line * 7}; // ${path}`).join('\n')}`;
+
+function resultText(prompt: LanguageModelV4Prompt, toolCallId: string): string | undefined {
+  for (const message of prompt) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) {
+      if (part.type !== 'tool-result' || part.toolCallId !== toolCallId) continue;
+      return part.output.type === 'text' ? part.output.value : JSON.stringify(part.output);
+    }
+  }
+  return undefined;
+}
+
+const READS = 8;
+const readFile = tool({
+  description: 'Reads a file',
+  inputSchema: z.object({ path: z.string() }),
+  execute: async ({ path }) => fileContent(path),
+});
+
+describe('the recall tool in a multi-step AI SDK tool loop', () => {
+  it('gives back a masked result verbatim at the end of the prompt; everything before stays as it was', async () => {
+    const steps = [
+      ...Array.from({ length: READS }, (_, step) =>
+        textResult(`Reading file ${step}.`, {
+          toolCalls: [{ id: `read-${step}`, name: 'read_file', input: { path: `src/file${step}.ts` } }],
+        }),
+      ),
+      textResult('I need file 0 again, exactly.', {
+        toolCalls: [{ id: 'recall-1', name: 'get_back', input: { toolCallIds: ['read-0'] } }],
+      }),
+      textResult('Done.'),
+    ];
+    const mock = new MockLanguageModelV4({ doGenerate: async () => steps.shift() ?? textResult('Done.') });
+    const events: CompressEvent[] = [];
+    const model = withContextCompression(mock, {
+      contextWindow: 8_000,
+      reserveOutputTokens: 500,
+      masking: { keepRecent: 2, clearAtLeast: 500 },
+      onCompress: (event) => events.push(event),
+    });
+    const result = await generateText({
+      model,
+      prompt: 'Find where value7 is defined.',
+      // registered under a name of the caller's choice: compression recognizes it by its schema
+      tools: { read_file: readFile, get_back: recallTool() },
+      stopWhen: isStepCount(READS + 3),
+    });
+    expect(result.text).toBe('Done.');
+    const prompts = mock.doGenerateCalls.map((call) => call.prompt);
+    expect(prompts).toHaveLength(READS + 2);
+    const beforeRecall = prompts[READS] as LanguageModelV4Prompt;
+    const afterRecall = prompts[READS + 1] as LanguageModelV4Prompt;
+
+    // the placeholder the model saw named the recall tool (by its registered name) and the call id
+    const placeholder = resultText(beforeRecall, 'read-0') ?? '';
+    expect(events.some((event) => event.observationsMasked.count > 0)).toBe(true);
+    expect(placeholder).toMatch(/^\[Result of read_file\(.*\) cleared to save context/);
+    expect(placeholder).toContain('get_back gives it back verbatim (call id "read-0")');
+    // the system prompt tells the model about the tool
+    expect(JSON.stringify(beforeRecall[0])).toContain('get_back gives them back verbatim');
+
+    // the recalled result arrives at the end, verbatim; the earlier prompt is unchanged (the cache holds)
+    const recalled = resultText(afterRecall, 'recall-1') ?? '';
+    expect(recalled).toContain(
+      `<tool_result id="read-0" tool="read_file">\n${fileContent('src/file0.ts')}\n</tool_result>`,
+    );
+    expect(afterRecall.slice(0, beforeRecall.length)).toEqual(beforeRecall);
+    expect(resultText(afterRecall, 'read-0')).toBe(placeholder);
+  });
+
+  it('replays a redaction tool registered under another name', async () => {
+    const reason = 'Used the constants of file 0 already.';
+    const steps = [
+      textResult('Reading.', { toolCalls: [{ id: 'read-0', name: 'read_file', input: { path: 'src/file0.ts' } }] }),
+      textResult('Dropping it.', {
+        toolCalls: [{ id: 'drop-1', name: 'forget_results', input: { toolCallIds: ['read-0'], reason } }],
+      }),
+      textResult('Done.'),
+    ];
+    const mock = new MockLanguageModelV4({ doGenerate: async () => steps.shift() ?? textResult('Done.') });
+    await generateText({
+      model: withContextCompression(mock, { contextWindow: 200_000 }),
+      prompt: 'Go.',
+      tools: { read_file: readFile, forget_results: redactionTool() },
+      stopWhen: isStepCount(4),
+    });
+    const last = mock.doGenerateCalls.at(-1)?.prompt as LanguageModelV4Prompt;
+    expect(resultText(last, 'read-0')).toBe(
+      `[Result of read_file({"path":"src/file0.ts"}) redacted at the assistant's request: ${reason}]`,
+    );
+  });
+});

@@ -1,0 +1,99 @@
+import { tool as aiTool, generateText, type ToolSet } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { recallTool as aiRecallTool, redactionTool as aiRedactionTool } from '../../adapters/ai-sdk/index.js';
+import {
+  recallTool as langChainRecallTool,
+  redactionTool as langChainRedactionTool,
+} from '../../adapters/langchain/index.js';
+import { toolDefinitions } from '../../adapters/langchain/to-transcript.js';
+import { findOwnTools } from '../../src/strategies/own-tools.js';
+import { recallAnswer, renderRecallAnswer } from '../../src/strategies/recall-tool.js';
+import type { Message } from '../../src/transcript/transcript.js';
+import { textResult } from '../helpers/mock-model.js';
+
+const call = (id: string, name: string, args: unknown): Message => ({
+  role: 'assistant',
+  parts: [{ type: 'tool-call', id, name, args }],
+});
+const result = (id: string, name: string, output: string): Message => ({
+  role: 'tool',
+  parts: [{ type: 'tool-result', callId: id, name, output }],
+});
+
+const CONFIG = `{\n  "port": 8080,\n  "host": "db.internal"\n}`;
+const LOG = Array.from({ length: 400 }, (_, line) => `line ${line}: request handled in ${line % 17} ms`).join('\n');
+const history: Message[] = [
+  { role: 'user', parts: [{ type: 'text', text: 'Why is the service slow?' }] },
+  call('c1', 'read_file', { path: 'config.json' }),
+  result('c1', 'read_file', CONFIG),
+  call('c2', 'bash', { command: 'tail -n 400 service.log' }),
+  result('c2', 'bash', LOG),
+];
+
+describe('recallAnswer', () => {
+  it('gives back the named results verbatim, in the order asked, and says which ids name nothing', () => {
+    const answer = recallAnswer(history, { toolCallIds: ['c1', 'zzz'] });
+    expect(answer.results).toEqual([{ toolCallId: 'c1', toolName: 'read_file', output: CONFIG }]);
+    expect(answer.missing).toEqual([{ toolCallId: 'zzz', reason: 'no earlier tool result has this id' }]);
+    expect(answer.message).toMatch(/Recalled 1 tool result \(c1\) verbatim\. Not found: zzz\./);
+    const text = renderRecallAnswer(answer);
+    expect(text).toContain(`<tool_result id="c1" tool="read_file">\n${CONFIG}\n</tool_result>`);
+  });
+
+  it('pages a long answer at line ends; the pages put together are the original', () => {
+    const pages: string[] = [];
+    let answer = recallAnswer(history, { toolCallIds: ['c2'] }, { pageChars: 3_000 });
+    expect(answer.pages).toBeGreaterThan(3);
+    for (let page = 1; page <= answer.pages; page++) {
+      answer = recallAnswer(history, { toolCallIds: ['c2'], page }, { pageChars: 3_000 });
+      expect(answer.page).toBe(page);
+      for (const piece of answer.results) {
+        expect(piece.output.length).toBeLessThanOrEqual(3_000);
+        expect(piece.part).toBe(`${page}/${answer.pages}`);
+        pages.push(piece.output);
+      }
+      if (page < answer.pages) expect(answer.message).toContain(`page: ${page + 1}`);
+    }
+    expect(pages.join('')).toBe(LOG);
+    expect(pages.slice(0, -1).every((piece) => piece.endsWith('\n'))).toBe(true);
+  });
+
+  it('finds results by a query when the model does not know their ids', () => {
+    const answer = recallAnswer(history, { toolCallIds: [], query: 'db.internal port' });
+    expect(answer.results[0]?.toolCallId).toBe('c1');
+    expect(recallAnswer(history, { toolCallIds: [], query: 'kubernetes' }).message).toMatch(/No earlier tool result/);
+  });
+
+  it('explains what is wrong with a bad request instead of throwing', () => {
+    expect(recallAnswer(history, { toolCallIds: [] }).message).toMatch(/Name 1 or more tool call ids, or give a query/);
+    expect(recallAnswer(history, { toolCallIds: 'c1' }).message).toMatch(/The request is invalid: toolCallIds/);
+    expect(recallAnswer(history, { toolCallIds: Array.from({ length: 30 }, (_, i) => `c${i}`) }).message).toMatch(
+      /at most 20 tool call ids at once \(got 30\)/,
+    );
+    expect(recallAnswer(history, { toolCallIds: ['c1'], page: 9 }).message).toMatch(/There is no page 9/);
+  });
+});
+
+describe('findOwnTools', () => {
+  it('recognizes the AI SDK tools under any name, by their schemas', async () => {
+    const mock = new MockLanguageModelV4({ doGenerate: async () => textResult('ok') });
+    const tools: ToolSet = {
+      get_back: aiRecallTool(),
+      forget: aiRedactionTool({ description: 'My own words.' }),
+      read_file: aiTool({ description: 'Reads', inputSchema: z.object({ toolCallIds: z.array(z.string()) }) }),
+    };
+    await generateText({ model: mock, prompt: 'Go.', tools });
+    expect(findOwnTools(mock.doGenerateCalls[0]?.tools ?? [])).toEqual({ recall: 'get_back', redaction: 'forget' });
+  });
+
+  it('recognizes the LangChain tools under any name, by their schemas', () => {
+    const definitions = toolDefinitions([
+      langChainRecallTool({ name: 'fetch_hidden' }),
+      langChainRedactionTool({ name: 'drop_results' }),
+    ]);
+    expect(findOwnTools(definitions)).toEqual({ recall: 'fetch_hidden', redaction: 'drop_results' });
+    expect(findOwnTools([])).toEqual({});
+  });
+});
