@@ -1,7 +1,9 @@
 /**
  * What a shell command line does to files: which paths it reads, which it modifies, and which it only mentions.
- * Program-aware for the usual agent commands (cat, sed, grep, tee, heredocs, mv/cp, git, python -c ...).
+ * Program-aware for the usual agent commands (cat, sed, grep, tee, heredocs, mv/cp, git, python -c, an editor tool
+ * run as a program ...).
  */
+import { editorCommandOfWords, isDirectoryView } from './editor-commands.js';
 import { fileOperand, hasFileName, looksLikePath, normalizePath, type PathContext } from './paths.js';
 import { lexShell, patchPaths, pythonFileAccess, type SimpleCommand } from './shell.js';
 
@@ -145,6 +147,11 @@ export function commandFiles(text: string, scripts?: ScriptEffects, start: PathC
       }
     }
     if (program === '' || SILENT.has(program) || program === 'for' || program === 'case') continue;
+    const editor = editorCommandOfWords(words);
+    if (editor) {
+      add(editor.action === 'edit' ? edits : isDirectoryView(editor) ? files : reads, editor.path);
+      continue;
+    }
     const opts = operands(args, VALUE_OPTIONS[isPython(program) ? 'python' : program] ?? '', [
       '--include',
       '--exclude',

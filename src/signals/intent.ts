@@ -2,11 +2,16 @@
  * Intent and completion signals: what an agent step is doing (explore, debug, implement, verify, document,
  * refactor), scored offline from its words and its actions, and whether its text says a (sub)task is done.
  */
+import { aciToolVerb } from './aci-commands.js';
+import { aciCommandsOf, shellCommandsOf } from './command-texts.js';
 import { programOf, unwrap } from './commands.js';
 import { isDocPath, isScratchDebugPath, isTestPath } from './paths.js';
 import { lexShell } from './shell.js';
 import type { Intent, TestRun } from './step-signals.js';
 import { findTestCommand } from './tests.js';
+import { type ToolVerb, toolVerb } from './tool-verbs.js';
+
+export { shellCommandsOf };
 
 /** Order that breaks score ties: the first listed wins. */
 export const INTENT_ORDER: readonly Intent[] = ['IMPLEMENT', 'VERIFY', 'DEBUG', 'REFACTOR', 'DOCUMENT', 'EXPLORE'];
@@ -41,24 +46,14 @@ const EXPLORE_PROGRAMS = new Set([
   'nl',
   'less',
 ]);
-const EXPLORE_TOOL =
-  /(?:^|_|-)(?:read|view|list|ls|glob|grep|search|find|get|lookup|fetch|show|open|cat|browse)(?:$|_|-)/i;
-const STATE_TOOL = /^(?:update|create|cancel|book|send|modify|delete|set|add|remove|change|exchange|return)_/i;
 const RENAME_TOOL = /(?:^|_)(?:rename|move|mv)(?:$|_)/i;
 
-/** Shell command strings of a call's arguments (`command`, `cmd`, `script`), when they are shell and not an editor verb. */
-export function shellCommandsOf(args: unknown): string[] {
-  if (typeof args === 'string') return [args];
-  if (!args || typeof args !== 'object') return [];
-  const record = args as Record<string, unknown>;
-  const out: string[] = [];
-  for (const key of ['command', 'cmd', 'script', 'shell', 'commandLine', 'command_line']) {
-    const value = record[key];
-    if (typeof value === 'string' && !/^(?:view|create|str_replace|insert|undo_edit|edit|write|read|open)$/.test(value))
-      out.push(value);
-    if (Array.isArray(value) && value.every((v) => typeof v === 'string')) out.push(value.join(' '));
-  }
-  return out;
+/** What a call does by the verb of its tool name and of its ACI commands (`open`, `edit`, `submit`). */
+export function callVerbs(call: { name: string; args: unknown }): ToolVerb[] {
+  const verbs = aciCommandsOf(call.args).map(aciToolVerb);
+  const named = toolVerb(call.name);
+  if (named && !verbs.includes(named)) verbs.push(named);
+  return verbs;
 }
 
 /**
@@ -86,10 +81,14 @@ export function classifyIntent(
   let renames = false;
   let explores = reads.length > 0;
   for (const call of calls) {
+    const verbs = callVerbs(call);
+    const shell = shellCommandsOf(call.args);
     if (RENAME_TOOL.test(call.name)) renames = true;
-    if (EXPLORE_TOOL.test(call.name)) explores = true;
-    if (STATE_TOOL.test(call.name)) score.IMPLEMENT += 2;
-    for (const command of shellCommandsOf(call.args)) {
+    if (verbs.some((verb) => verb === 'read' || verb === 'search' || verb === 'list')) explores = true;
+    // a change with no file edited: an API call that changes a record (book, cancel, update), or an ACI edit of a
+    // file not known to be open; shell commands and file tools are judged by what they edit
+    if (verbs.includes('write') && shell.length === 0 && edits.length === 0) score.IMPLEMENT += 2;
+    for (const command of shell) {
       for (const simple of lexShell(command)) {
         const { words } = unwrap(simple);
         const program = programOf(words[0]);

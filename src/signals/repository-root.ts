@@ -16,8 +16,9 @@
  * later messages, so a step's signals do not change as the conversation grows.
  */
 import type { Message } from '../transcript/transcript.js';
+import { aciPathOperands } from './aci-commands.js';
+import { aciCommandsOf, shellCommandsOf } from './command-texts.js';
 import { programOf, unwrap } from './commands.js';
-import { shellCommandsOf } from './intent.js';
 import { hasFileName, looksLikePath, normalizePath } from './paths.js';
 import { lexShell } from './shell.js';
 
@@ -81,6 +82,8 @@ export function learnRepositoryRoot(known: RepositoryRoot | undefined, message: 
         for (const { target } of simple.redirects) root = learnPath(root, target);
       }
     }
+    for (const command of aciCommandsOf(part.args))
+      for (const operand of aciPathOperands(command)) root = learnPath(root, operand);
     if (typeof part.args !== 'string') {
       visitStrings(part.args, 0, (value) => {
         root = learnPath(root, value);

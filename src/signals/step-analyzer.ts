@@ -5,8 +5,9 @@
  */
 import type { Message, ToolCallPart, ToolResultPart } from '../transcript/transcript.js';
 import { callFiles } from './call-files.js';
+import { shellCommandsOf } from './command-texts.js';
 import type { ScriptEffect, ScriptEffects } from './commands.js';
-import { classifyIntent, isCompletionStatement, shellCommandsOf } from './intent.js';
+import { callVerbs, classifyIntent, isCompletionStatement } from './intent.js';
 import { normalizePath, type PathContext } from './paths.js';
 import { learnRepositoryRoot, type RepositoryRoot } from './repository-root.js';
 import type { StepSignals, TestRun } from './step-signals.js';
@@ -20,6 +21,8 @@ export interface StepCarry {
   readonly previousTest: TestRun | undefined;
   /** The repository root learned so far; absolute paths below it are named relative to it. */
   readonly root: RepositoryRoot | undefined;
+  /** The file an ACI viewer has open (`open`, `create`), which `goto`, `scroll_down` and `edit` act on. */
+  readonly openFile?: string;
 }
 
 /** Analyzes the steps of one history in order. */
@@ -44,8 +47,6 @@ export interface StepAnalyzerOptions {
   carry?: StepCarry;
 }
 
-/** Name of a tool that submits or finishes the whole task. */
-const SUBMIT_TOOL = /^(?:submit|finish|attempt_completion|complete_task|task_complete|mark_complete|final_answer)$/i;
 const SUBMIT_MARKER = /\becho\s+['"]?COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\b/;
 const TEST_TOOL = /(?:^|_)tests?(?:$|_)/i;
 
@@ -116,19 +117,22 @@ function analyzeStep(
   const resultIndexes: number[] = [];
   const tests: TestRun[] = [];
   let submitted = false;
+  let openFile = carry.openFile;
   for (const call of calls) {
-    const found = callFiles(call, scripts, context);
+    const answers = answersOf(call.id);
+    const found = callFiles(call, scripts, context, { openFile, output: answers[0]?.part.output });
+    openFile = found.openFile;
     for (const [list, add] of [
       [reads, found.reads],
       [edits, found.edits],
       [files, found.files],
     ] as const)
       for (const path of add) if (!list.includes(path)) list.push(path);
-    const answers = answersOf(call.id);
     for (const answer of answers) if (!resultIndexes.includes(answer.index)) resultIndexes.push(answer.index);
     const run = callTest(call, answers[0]?.part, context);
     if (run) tests.push(run);
-    if (SUBMIT_TOOL.test(call.name) || shellCommandsOf(call.args).some((c) => SUBMIT_MARKER.test(c))) submitted = true;
+    if (callVerbs(call).includes('finish') || shellCommandsOf(call.args).some((c) => SUBMIT_MARKER.test(c)))
+      submitted = true;
   }
   resultIndexes.sort((a, b) => a - b);
   const test = tests.find((t) => t.outcome === 'fail' || t.outcome === 'error') ?? tests[0];
@@ -144,7 +148,7 @@ function analyzeStep(
     intent: classifyIntent(text, calls, reads, edits, test, carry.previousTest),
     completion: submitted || isCompletionStatement(text),
   };
-  return { step, carry: { ...carry, scripts, previousTest: test ?? carry.previousTest } };
+  return { step, carry: { ...carry, scripts, previousTest: test ?? carry.previousTest, openFile } };
 }
 
 /** Test run of one call: a test command in its shell arguments, or a test tool (`run_tests`) by name. */

@@ -26,6 +26,6 @@ export interface StepSignals {
   /** The step's test run with its outcome (the first failing one when several ran). */
   readonly test: TestRun | undefined;
   readonly intent: Intent;
-  /** The assistant text (or a submit action) states that a task or subtask is done. */
+  /** The assistant text states that a task or subtask is done, or a call submits the task or hands it to a person. */
   readonly completion: boolean;
 }

@@ -2,7 +2,8 @@
  * Transcript signals: per agent step, the files it read and changed, the tests it ran and how they ended,
  * what it was doing (intent), and whether it said a task is done. Pure, deterministic and offline; these are the
  * raw inputs for semantic compression triggers (intent shifts, file/module boundaries, subtask completion).
- * Only tool-call arguments and shell commands name a step's paths; tool outputs only decide test outcomes.
+ * Only tool-call arguments and shell commands name a step's paths; tool outputs only decide test outcomes and whether
+ * an editor's view showed a directory or a file.
  */
 
 import type { Message } from '../transcript/transcript.js';

@@ -64,6 +64,27 @@ describe('StepAnalyses', () => {
     ]);
   });
 
+  it('carries the file an ACI viewer has open into the steps it adds', () => {
+    const aci = (id: string, command: string, output: string) => [
+      call(id, command.split(/\s/)[0] as string, { command }),
+      result(id, command.split(/\s/)[0] as string, output),
+    ];
+    const messages = [
+      task,
+      ...aci('a', 'open src/app.py', '[File: src/app.py (40 lines total)]'),
+      ...aci('b', 'search_dir "crash"', 'Found 1 match'),
+      ...aci('c', 'scroll_down', '[File: src/app.py (40 lines total)]'),
+      ...aci('d', 'edit 3:4\n    return 1\nend_of_edit', 'File updated.'),
+    ];
+    expect(analyzeSteps(messages).map((step) => [step.reads, step.edits])).toEqual([
+      [['src/app.py'], []],
+      [[], []],
+      [['src/app.py'], []],
+      [[], ['src/app.py']],
+    ]);
+    expectIncrementalEqualsFull(messages);
+  });
+
   it('does not reuse steps of a history that forked before them', () => {
     const analyses = new StepAnalyses();
     expectIncrementalEqualsFull(scriptedFix, analyses);
