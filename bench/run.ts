@@ -9,6 +9,8 @@
  *    the published sliding-window masking, and this library's folding only, batched masking only, and both.
  * 4. Masking policies on the fixture trajectories: tokens saved against the observations needed again later.
  * 5. The worst case of counting: CJK, base64 and one repeated character beside English, per shipped counter.
+ * 6. The policy per fixture source (mini-swe-agent, tau-bench, SWE-agent) beside the sliding window, with
+ *    leave-one-source-out over a small grid of hiding options (bench/agents/per-source.ts).
  */
 import { resolve } from 'node:path';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
@@ -18,6 +20,7 @@ import { contextCompression, withContextCompression } from '../adapters/ai-sdk/i
 import { type ReplayResult, replaySession, totals } from '../examples/lib/replay.js';
 import { fixturesDir, readSessions } from '../examples/lib/session-file.js';
 import { rebuilt } from './agent-history.js';
+import { perSource } from './agents/per-source.js';
 import { slidingWindowMasking } from './baselines/sliding-window-masking.js';
 import { neededLater } from './needed-later.js';
 import { overhead } from './overhead.js';
@@ -236,6 +239,16 @@ async function triggers() {
   }
 }
 
+/** Section 6 reads the fixture trajectories; without them it says so. */
+async function perSourceSection() {
+  const dir = fixturesDir();
+  if (!dir) {
+    console.log('\n6. Per source: skipped, ../shared/fixtures is not beside this checkout');
+    return;
+  }
+  await perSource(readSessions(resolve(dir, 'trajectories.jsonl')));
+}
+
 /** Sections 1 and 1b read the fixture trajectories; without them they say so and the rest runs. */
 async function overheadAndTokenizers() {
   const dir = fixturesDir();
@@ -258,3 +271,4 @@ if (runs('2')) await compressingCall();
 if (runs('3')) await fixtures();
 if (runs('4')) await triggers();
 if (runs('5')) worstCaseCounting();
+if (runs('6')) await perSourceSection();
