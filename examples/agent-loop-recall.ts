@@ -6,11 +6,12 @@
  *
  *   npx tsx examples/agent-loop-recall.ts
  */
-import type { LanguageModelV4GenerateResult, LanguageModelV4Prompt } from '@ai-sdk/provider';
+import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { generateText, isStepCount, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import { recallTool, withContextCompression } from '../adapters/ai-sdk/index.js';
+import { scriptedStep as step } from './lib/scripted-step.js';
 
 const log = (day: number) =>
   Array.from(
@@ -20,24 +21,6 @@ const log = (day: number) =>
   ).join('\n');
 const READS = 10;
 
-const usage = {
-  inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-const step = (text: string, calls: Array<[string, string, unknown]> = []): LanguageModelV4GenerateResult => ({
-  content: [
-    { type: 'text', text },
-    ...calls.map(([id, name, input]) => ({
-      type: 'tool-call' as const,
-      toolCallId: id,
-      toolName: name,
-      input: JSON.stringify(input),
-    })),
-  ],
-  finishReason: { unified: calls.length > 0 ? 'tool-calls' : 'stop', raw: undefined },
-  usage,
-  warnings: [],
-});
 // the scripted model: read ten daily logs, then ask for the first one back through the tool its placeholder names
 const script = [
   ...Array.from({ length: READS }, (_, day) =>

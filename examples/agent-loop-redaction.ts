@@ -5,11 +5,11 @@
  *
  *   npx tsx examples/agent-loop-redaction.ts
  */
-import type { LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { generateText, isStepCount, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import { DEFAULT_REDACTION_TOOL_NAME, redactionTool, withContextCompression } from '../adapters/ai-sdk/index.js';
+import { scriptedStep as step } from './lib/scripted-step.js';
 
 const files: Record<string, string> = {
   'src/config.ts': `export const config = {\n  retries: 3,\n  timeoutMs: 2_500,\n${'  // tuning notes\n'.repeat(120)}};\n`,
@@ -17,24 +17,6 @@ const files: Record<string, string> = {
 };
 
 // the scripted model: read both files, then drop the config file it has already used, then answer
-const usage = {
-  inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-const step = (text: string, calls: Array<[string, string, unknown]> = []): LanguageModelV4GenerateResult => ({
-  content: [
-    { type: 'text', text },
-    ...calls.map(([id, name, input]) => ({
-      type: 'tool-call' as const,
-      toolCallId: id,
-      toolName: name,
-      input: JSON.stringify(input),
-    })),
-  ],
-  finishReason: { unified: calls.length > 0 ? 'tool-calls' : 'stop', raw: undefined },
-  usage,
-  warnings: [],
-});
 const script = [
   step('Reading the config.', [['read-1', 'read_file', { path: 'src/config.ts' }]]),
   step('Retries are 3 and the timeout 2,500 ms. Now the client; the config text is no longer needed.', [

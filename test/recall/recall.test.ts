@@ -25,6 +25,16 @@ const history = (last: string): Message[] => [
 
 const recallBlocks = (messages: readonly Message[]) => messages.filter((message) => message.synthetic === 'recall');
 
+/** Three steps of a tool loop whose results outweigh a recall block. */
+const mapsLoop = (): Message[] =>
+  [0, 1, 2].flatMap((i): Message[] => [
+    { role: 'assistant', parts: [{ type: 'tool-call', id: `m${i}`, name: 'maps', args: { q: `lake ${i}` } }] },
+    {
+      role: 'tool',
+      parts: [{ type: 'tool-result', callId: `m${i}`, name: 'maps', output: `shoreline ${i} `.repeat(40) }],
+    },
+  ]);
+
 describe('recall of what left the prompt', () => {
   it('quotes a folded message a question asks about, verbatim, just before the question', async () => {
     const { run, events } = setup();
@@ -104,17 +114,7 @@ describe('recall of what left the prompt', () => {
     const first = await run(messages);
     const [block] = recallBlocks(first.messages);
     expect(block).toBeDefined();
-    const loop: Message[] = [];
-    for (let i = 0; i < 3; i++) {
-      loop.push(
-        { role: 'assistant', parts: [{ type: 'tool-call', id: `m${i}`, name: 'maps', args: { q: `lake ${i}` } }] },
-        {
-          role: 'tool',
-          parts: [{ type: 'tool-result', callId: `m${i}`, name: 'maps', output: `shoreline ${i} `.repeat(40) }],
-        },
-      );
-    }
-    const next = await run([...messages, ...loop, text('assistant', 'Lake Tahoe.'), text('user', 'Thanks!')]);
+    const next = await run([...messages, ...mapsLoop(), text('assistant', 'Lake Tahoe.'), text('user', 'Thanks!')]);
     expect(recallBlocks(next.messages)).toEqual([block]);
     expect(events.at(-1)?.recalled.blocksDropped ?? 0).toBe(0);
   });
@@ -126,17 +126,7 @@ describe('recall of what left the prompt', () => {
       const first = await run(messages);
       const [block] = recallBlocks(first.messages);
       expect(block).toBeDefined();
-      const loop: Message[] = [];
-      for (let i = 0; i < 3; i++) {
-        loop.push(
-          { role: 'assistant', parts: [{ type: 'tool-call', id: `m${i}`, name: 'maps', args: { q: `lake ${i}` } }] },
-          {
-            role: 'tool',
-            parts: [{ type: 'tool-result', callId: `m${i}`, name: 'maps', output: `shoreline ${i} `.repeat(40) }],
-          },
-        );
-      }
-      const turn = [...messages, ...loop, text('assistant', 'Lake Tahoe.'), ...between, text('user', 'Thanks!')];
+      const turn = [...messages, ...mapsLoop(), text('assistant', 'Lake Tahoe.'), ...between, text('user', 'Thanks!')];
       const next = await run(turn);
       expect(recallBlocks(next.messages)).toEqual([block]);
       const count = events.length;
