@@ -1,5 +1,6 @@
 import { type Tool, tool } from 'ai';
 import {
+  checkPageChars,
   DEFAULT_RECALL_TOOL_DESCRIPTION,
   type RecallInput,
   RecallInputSchema,
@@ -23,6 +24,7 @@ export function recallTool({
   description = DEFAULT_RECALL_TOOL_DESCRIPTION,
   pageChars,
 }: RecallToolOptions = {}): Tool<RecallInput, RecallToolOutput> {
+  checkPageChars(pageChars);
   return tool({
     description,
     inputSchema: RecallInputSchema,

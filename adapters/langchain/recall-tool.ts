@@ -1,6 +1,7 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { type DynamicStructuredTool, tool } from '@langchain/core/tools';
 import {
+  checkPageChars,
   DEFAULT_RECALL_TOOL_DESCRIPTION,
   DEFAULT_RECALL_TOOL_NAME,
   type RecallInput,
@@ -34,6 +35,7 @@ export function recallTool({
   pageChars,
   messages: source,
 }: RecallToolOptions = {}): DynamicStructuredTool<typeof RecallInputSchema, RecallInput, RecallInput, string> {
+  checkPageChars(pageChars);
   return tool(
     async (input: RecallInput, runtime?: unknown) => {
       const messages =

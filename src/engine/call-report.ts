@@ -92,7 +92,7 @@ export class CallReporter {
         outcome.recalled.blocksDropped +
         outcome.recalled.piecesRedacted >
       0;
-    if (event && (outcome.messagesFolded > 0 || outcome.messagesDropped > 0 || changed)) {
+    if (event && (outcome.messagesFolded > 0 || outcome.messagesDropped > 0 || changed || decided.restored)) {
       this.options.onCompress?.(event);
     }
     return { decisions, event };

@@ -46,6 +46,8 @@ export interface Decided {
    * as final, so a later call summarizes those messages; `point` is then stored as the record's provisional drop).
    */
   readonly lasting: CompressionPoint;
+  /** An earlier call's provisional drop was undone: its messages are sent again (a change of the prompt). */
+  readonly restored: boolean;
   readonly projection: Projection;
   readonly decisions: readonly CompressionDecision[];
   readonly masked: { count: number; tokensFreed: number };
@@ -202,9 +204,11 @@ export async function decide(
   // what a later call may start from: never a drop made because the summarizer failed (those turns are summarized
   // by the next call whose summarizer works), only one made by design (folding off, or still over after folding)
   const lasting = point;
-  // while no fold summarized them, the messages an earlier call dropped on a failed summary stay out: the prompt
-  // goes on from the one that call sent (its cached prefix holds) instead of sending them again
+  // while no fold summarized them, the messages an earlier call dropped on a failed summary stay out as long as the
+  // prompt would be compressed anyway: it goes on from the one that call sent (its cached prefix holds). Once the
+  // prompt fits below the threshold without that drop (an edit, masking, calibration), they are sent again, reported.
   let carried = false;
+  let restored = false;
   if (provisional && messagesFolded === 0 && provisional.coveredCount > point.coveredCount) {
     const dropped = {
       ...point,
@@ -213,10 +217,20 @@ export async function decide(
       droppedCount: provisional.droppedCount,
     };
     const after = stages.project(facts, dropped);
-    if (stages.total(after, dropped) < stages.total(projection, point)) {
+    const total = stages.total(projection, point);
+    if (total > limits.compressAt && stages.total(after, dropped) < total) {
       point = dropped;
       projection = after;
       carried = true;
+    } else {
+      restored = true;
+      const count = provisional.coveredCount - point.coveredCount;
+      decisions.push({
+        trigger: 'hard-limit',
+        scope: { kind: 'messages', from: point.coveredCount, to: provisional.coveredCount },
+        confidence: 1,
+        details: `the ${count} messages an earlier call left out when its summary failed are sent again: the prompt is below the ${limits.percent(limits.compressAt)} threshold without dropping them`,
+      });
     }
   }
   if (stages.total(projection, point) > limits.hardLimit) {
@@ -241,6 +255,7 @@ export async function decide(
   return {
     point,
     lasting: unsummarized && point.coveredCount > lasting.coveredCount ? lasting : point,
+    restored,
     projection,
     decisions,
     masked,

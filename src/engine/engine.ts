@@ -26,7 +26,7 @@ import { DEFAULT_STORE_TIMEOUT_MS, guardedStore } from '../store/guarded-store.j
 import { type StateRecord, StateRecords } from '../store/state-records.js';
 import { memoryStateStore } from '../store/state-store.js';
 import { EDITED_MESSAGE_CACHE_SIZE, type ResultEdit } from '../strategies/observation-masking.js';
-import { findOwnTools } from '../strategies/own-tools.js';
+import { findOwnTools, type OwnToolNames } from '../strategies/own-tools.js';
 import { extractiveSummarizer } from '../summarizers/extractive-summarizer.js';
 import { toSummarizer } from '../summarizers/summarizer.js';
 import { rebindOriginals } from '../transcript/rebind-originals.js';
@@ -74,6 +74,8 @@ export class CompressionEngine {
   private readonly recalls: RecallStage;
   private readonly embeddings: EmbeddingCache | undefined;
   private readonly rebinds = new WeakMap<Message, { edited: Message; sent: Message }>();
+  /** The names this package's tools were last seen under in this engine's calls. */
+  private seenTools: OwnToolNames = {};
   /** The awareness block with the recall tool's sentence, by the tool's name. */
   private readonly awarenessBlocks = new Map<string, Message>();
   private readonly projectionCache: ProjectionCache = {
@@ -212,7 +214,7 @@ export class CompressionEngine {
           );
     // a call that changes nothing still stores the recall blocks it keeps for earlier user messages: the next tool
     // step of the turn no longer looks those choices up, and the blocks must stay in its prompt
-    if ((point !== start || record.recalls !== undefined) && !sameRecord(record, stored)) {
+    if ((point !== start || record.recalls !== undefined || planned.restored) && !sameRecord(record, stored)) {
       await this.records.save({ scope: facts.scope, anchor: facts.anchor, record });
     }
     const latest = facts.messages.findLastIndex((message) => message.role === 'user');
@@ -278,8 +280,12 @@ export class CompressionEngine {
       Math.round(this.calibration.ratio(modelKey) * 100) / 100,
       this.options,
     );
-    // this package's tools are found among the call's by their schemas, under whatever names they were registered
-    const ownTools = findOwnTools(transcript.tools);
+    // this package's tools are found among the call's by their schemas, under whatever names they were registered;
+    // a step that leaves them out (`activeTools`, a call without bound tools) keeps the names seen before, so the
+    // system prompt and the placeholders stay the same from step to step
+    const found = findOwnTools(transcript.tools);
+    this.seenTools = { ...this.seenTools, ...found };
+    const ownTools = this.seenTools;
     const awareness = this.awarenessFor(ownTools.recall);
     const facts = readCall(transcript, {
       meter: this.meter,

@@ -36,11 +36,18 @@ export function checkedRecord(
         : provisional &&
             (provisional.coveredCount <= coveredCount ||
               provisional.coveredCount > through ||
-              provisional.droppedCount - droppedCount !== provisional.coveredCount - coveredCount ||
-              !isCutPoint(facts.messages, provisional.coveredCount))
+              provisional.droppedCount - droppedCount !== provisional.coveredCount - coveredCount)
           ? `its drop to message ${provisional.coveredCount} does not follow its fold point at ${coveredCount}`
           : undefined;
-  if (!problem) return record;
+  if (!problem) {
+    // a provisional drop that would split this history's tool pairs (or leave nothing) does not apply to it; the
+    // record's lasting point does
+    if (provisional && !isCutPoint(facts.messages, provisional.coveredCount)) {
+      const { provisional: _, ...lasting } = record;
+      return lasting;
+    }
+    return record;
+  }
   onError({
     error: new StoreError({
       operation: 'get',

@@ -1,5 +1,6 @@
 import MiniSearch from 'minisearch';
 import { z } from 'zod';
+import { describeValue, InvalidOptionError } from '../errors.js';
 import type { Message } from '../transcript/transcript.js';
 
 /** Name the recall tool is registered under when the caller does not pick one. */
@@ -16,6 +17,23 @@ export const DEFAULT_RECALL_PAGE_CHARS = 8_000;
 
 /** Results a query answers with at most. */
 const QUERY_RESULTS = 3;
+
+/** Smallest page accepted, in characters. */
+export const MIN_RECALL_PAGE_CHARS = 200;
+
+/** How an answer of the recall tool starts its results: such results are never found by a query. */
+const RESULT_TAG = '<tool_result id=';
+
+/** Checks the `pageChars` option of a recall tool: a whole number of at least `MIN_RECALL_PAGE_CHARS`. */
+export function checkPageChars(pageChars: number | undefined): void {
+  if (pageChars === undefined) return;
+  if (!Number.isInteger(pageChars) || pageChars < MIN_RECALL_PAGE_CHARS) {
+    throw new InvalidOptionError({
+      option: 'pageChars',
+      message: `must be a whole number of characters, at least ${MIN_RECALL_PAGE_CHARS} (got ${describeValue(pageChars)})`,
+    });
+  }
+}
 
 /**
  * The description of the `toolCallIds` argument. Compression recognizes the recall tool among a call's tools by it,
@@ -112,7 +130,10 @@ function searchResults(
 ): string[] {
   const search = new MiniSearch<{ id: string; text: string }>({ fields: ['text'], storeFields: [] });
   search.addAll(
-    [...results].filter(([, result]) => result.name !== toolName).map(([id, result]) => ({ id, text: result.output })),
+    [...results]
+      // earlier answers of the recall tool quote the originals: the originals are what comes back
+      .filter(([, result]) => result.name !== toolName && !result.output.includes(RESULT_TAG))
+      .map(([id, result]) => ({ id, text: result.output })),
   );
   return search
     .search(query, { prefix: true, fuzzy: 0.1, combineWith: 'OR' })
@@ -163,7 +184,7 @@ export function recallAnswer(
     else found.push({ id, ...result });
   }
   // pages: the results in order, each cut into pieces that fit a page; a page holds whole pieces
-  const size = Math.max(1, Math.floor(pageChars));
+  const size = Math.max(MIN_RECALL_PAGE_CHARS, Math.floor(pageChars));
   const paged: RecalledResult[][] = [[]];
   let used = 0;
   for (const result of found) {
@@ -203,7 +224,7 @@ export function recallAnswer(
 export function renderRecallAnswer(output: RecallToolOutput): string {
   const blocks = output.results.map((result) => {
     const part = result.part ? ` part="${result.part}"` : '';
-    return `<tool_result id=${JSON.stringify(result.toolCallId)} tool=${JSON.stringify(result.toolName)}${part}>\n${result.output}\n</tool_result>`;
+    return `${RESULT_TAG}${JSON.stringify(result.toolCallId)} tool=${JSON.stringify(result.toolName)}${part}>\n${result.output}\n</tool_result>`;
   });
   return [output.message, ...blocks].join('\n');
 }

@@ -117,6 +117,29 @@ describe('a failed summary never loses turns for good', () => {
     expect(stateText(out.messages)).not.toContain('could not be summarized');
   });
 
+  it('sends the dropped turns again, reported, once the prompt fits below the threshold without dropping them', async () => {
+    const store = memoryStateStore();
+    const failing = setup({
+      store,
+      summarizer: async () => {
+        throw new Error('model overloaded');
+      },
+    });
+    const messages = chat(53);
+    const dropped = await failing.run(messages);
+    const cut = (dropped.event?.decisions[0]?.scope as { to: number }).to;
+    // the user edits the message after the drop (a useChat edit): the history is short, nothing needs compressing
+    const edited = [...messages.slice(0, cut), text('user', 'Start over: what is 2 + 2?')];
+    const fresh = setup({ store });
+    const out = await fresh.run(edited);
+    expect(out.messages).toHaveLength(edited.length);
+    expect(out.event?.decisions.map((decision) => decision.details).join(' ')).toMatch(/are sent again/);
+    expect(fresh.events).toHaveLength(1);
+    // decided once: the next call of that history reports nothing
+    await fresh.run(edited);
+    expect(fresh.events).toHaveLength(1);
+  });
+
   it('with folding off, a drop is the design and is kept (the prompt prefix stays stable)', async () => {
     const { run, engine } = setup({ folding: false });
     const messages = chat(53);

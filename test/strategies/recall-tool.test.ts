@@ -76,6 +76,24 @@ describe('recallAnswer', () => {
   });
 });
 
+describe('recall tool options and queries', () => {
+  it('rejects a page smaller than 200 characters when the tool is made', () => {
+    expect(() => aiRecallTool({ pageChars: 1 })).toThrow(/Invalid option `pageChars`: must be a whole number/);
+    expect(() => langChainRecallTool({ pageChars: 10.5 })).toThrow(/at least 200 \(got 10.5\)/);
+  });
+
+  it('finds the original result by a query, not an earlier recall answer that quotes it', () => {
+    const earlier = renderRecallAnswer(recallAnswer(history, { toolCallIds: ['c1'] }));
+    const withAnswer: Message[] = [
+      ...history,
+      call('r1', 'get_back', { toolCallIds: ['c1'] }),
+      result('r1', 'get_back', earlier),
+    ];
+    const answer = recallAnswer(withAnswer, { toolCallIds: [], query: 'db.internal port' });
+    expect(answer.results.map((entry) => entry.toolCallId)).toEqual(['c1']);
+  });
+});
+
 describe('findOwnTools', () => {
   it('recognizes the AI SDK tools under any name, by their schemas', async () => {
     const mock = new MockLanguageModelV4({ doGenerate: async () => textResult('ok') });

@@ -105,3 +105,36 @@ describe('the recall tool in a multi-step AI SDK tool loop', () => {
     );
   });
 });
+
+describe('a step that leaves the recall tool out', () => {
+  it('keeps the system prompt and the placeholders as the steps with the tool had them', async () => {
+    const steps = [
+      ...Array.from({ length: READS }, (_, step) =>
+        textResult(`Reading file ${step}.`, {
+          toolCalls: [{ id: `read-${step}`, name: 'read_file', input: { path: `src/file${step}.ts` } }],
+        }),
+      ),
+      textResult('Done.'),
+    ];
+    const mock = new MockLanguageModelV4({ doGenerate: async () => steps.shift() ?? textResult('Done.') });
+    await generateText({
+      model: withContextCompression(mock, {
+        contextWindow: 8_000,
+        reserveOutputTokens: 500,
+        masking: { keepRecent: 2, clearAtLeast: 500 },
+      }),
+      prompt: 'Find where value7 is defined.',
+      tools: { read_file: readFile, get_back: recallTool() },
+      // the last step offers only read_file (as `prepareStep` or `activeTools` may)
+      prepareStep: ({ stepNumber }) => (stepNumber === READS ? { activeTools: ['read_file'] } : {}),
+      stopWhen: isStepCount(READS + 2),
+    });
+    const [before, after] = mock.doGenerateCalls.slice(-2).map((call) => call.prompt) as [
+      LanguageModelV4Prompt,
+      LanguageModelV4Prompt,
+    ];
+    expect(mock.doGenerateCalls.at(-1)?.tools?.map((tool) => tool.name)).toEqual(['read_file']);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(resultText(after, 'read-0')).toContain('get_back gives it back verbatim');
+  });
+});
