@@ -127,7 +127,9 @@ describe('a failed summary never loses turns for good', () => {
     });
     const messages = chat(53);
     const dropped = await failing.run(messages);
-    const cut = (dropped.event?.decisions[0]?.scope as { to: number }).to;
+    const scope = dropped.event?.decisions[0]?.scope;
+    expect(scope?.kind).toBe('messages');
+    const cut = scope?.kind === 'messages' ? scope.to : 0;
     // the user edits the message after the drop (a useChat edit): the history is short, nothing needs compressing
     const edited = [...messages.slice(0, cut), text('user', 'Start over: what is 2 + 2?')];
     const fresh = setup({ store });
