@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
-import { generateText } from 'ai';
+import { generateText, type ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { extractiveSummarizer, findPairingProblems, type Summarizer } from '../../adapters/ai-sdk/index.js';
 import { toTranscript } from '../../adapters/ai-sdk/to-transcript.js';
@@ -21,6 +21,49 @@ function promptTokens(prompt: LanguageModelV4Prompt): number {
     (sum, message) => sum + meter.measure(message).tokens,
     0,
   );
+}
+
+/** A tool output as text: a text value as it is, anything else as JSON. */
+const outputText = (output: { type: string; value?: unknown }) =>
+  output.type === 'text' || output.type === 'error-text' ? String(output.value) : JSON.stringify(output.value);
+
+/** Keys tool results by call id and occurrence (`id#2` for the second result of a repeated id). */
+function occurrenceKeys() {
+  const seen = new Map<string, number>();
+  return (id: string) => {
+    const count = (seen.get(id) ?? 0) + 1;
+    seen.set(id, count);
+    return count === 1 ? id : `${id}#${count}`;
+  };
+}
+
+/** The tool results of the caller's history, by call id and occurrence. */
+function outputs(history: readonly ModelMessage[]): Map<string, string> {
+  const byId = new Map<string, string>();
+  const keyOf = occurrenceKeys();
+  for (const message of history) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content)
+      if (part.type === 'tool-result') byId.set(keyOf(part.toolCallId), outputText(part.output));
+  }
+  return byId;
+}
+
+/** The tool results of a prompt that compression replaced by a placeholder, by call id and occurrence. */
+function placeholders(prompt: LanguageModelV4Prompt): Map<string, string> {
+  const byId = new Map<string, string>();
+  const keyOf = occurrenceKeys();
+  for (const message of prompt) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) {
+      if (part.type !== 'tool-result') continue;
+      const key = keyOf(part.toolCallId);
+      if (part.output.type !== 'text') continue;
+      if (/^\[Result of .* (cleared to save context|redacted at the assistant's request)/s.test(part.output.value))
+        byId.set(key, part.output.value);
+    }
+  }
+  return byId;
 }
 
 describe.skipIf(!dir)('DESIGN.md invariants on every step of every fixture trajectory', () => {
@@ -66,6 +109,15 @@ describe.skipIf(!dir)('DESIGN.md invariants on every step of every fixture traje
           if (hasState || /cleared to save context|cut from the middle|left out, about \d+ tokens/.test(text))
             compressions++;
           expect(text).not.toMatch(/SummarizerError|Summarizer ".*" failed/);
+          // a placeholder is never longer than the result it replaces
+          const originals = outputs(history);
+          for (const [id, placeholder] of placeholders(prompt)) {
+            // occurrences count from the prompt's first message: after a fold, only a key of the history's
+            // first occurrence (no `#`) is sure to name the same result
+            const original = id.includes('#') ? undefined : originals.get(id);
+            if (original !== undefined && !originals.has(`${id}#2`))
+              expect(meter.countText(placeholder), `placeholder of ${id}`).toBeLessThan(meter.countText(original));
+          }
         }
         const rawTokens = session.messages.reduce((sum, message) => sum + meter.countText(JSON.stringify(message)), 0);
         // with semantic triggers a finished segment may be folded at 200k too, but folds stay rare
