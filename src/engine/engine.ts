@@ -16,22 +16,20 @@ import {
   DEFAULT_SUMMARIZER_TIMEOUT_MS,
   validateOptions,
 } from '../options/options.js';
-import { recallToolAwareness } from '../options/prompts.js';
 import { RecallStage } from '../recall/recall-stage.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../recall/render-recall.js';
 import { sessionStateMessages } from '../session-state/render-session-state.js';
-import { EMPTY_SESSION_STATE, type SessionState } from '../session-state/session-state.js';
+import type { SessionState } from '../session-state/session-state.js';
 import { StepAnalyses } from '../signals/step-analyses.js';
 import { DEFAULT_STORE_TIMEOUT_MS, guardedStore } from '../store/guarded-store.js';
 import { type StateRecord, StateRecords } from '../store/state-records.js';
 import { memoryStateStore } from '../store/state-store.js';
 import { EDITED_MESSAGE_CACHE_SIZE, type ResultEdit } from '../strategies/observation-masking.js';
-import { findOwnTools, type OwnToolNames } from '../strategies/own-tools.js';
 import { extractiveSummarizer } from '../summarizers/extractive-summarizer.js';
 import { toSummarizer } from '../summarizers/summarizer.js';
 import { rebindOriginals } from '../transcript/rebind-originals.js';
 import { ResultSiteIndex } from '../transcript/result-sites.js';
-import { type Message, messageText } from '../transcript/transcript.js';
+import type { Message } from '../transcript/transcript.js';
 import { SegmentBoundaries } from '../triggers/segment-boundaries.js';
 import { type CallFacts, readCall } from './call-facts.js';
 import { CallReporter } from './call-report.js';
@@ -41,6 +39,7 @@ import { type DecideStages, decide } from './decide.js';
 import { FoldRunner } from './fold-runner.js';
 import { HistoryMemory } from './history-memory.js';
 import { checkedRecord, pairedInput } from './input-checks.js';
+import { OwnToolsSeen } from './own-tools-seen.js';
 import { type Projection, type ProjectionCache, project } from './projection.js';
 import { recordFor, sameRecord } from './record-for.js';
 import { type Listeners, safeListeners } from './safe-listeners.js';
@@ -74,10 +73,7 @@ export class CompressionEngine {
   private readonly recalls: RecallStage;
   private readonly embeddings: EmbeddingCache | undefined;
   private readonly rebinds = new WeakMap<Message, { edited: Message; sent: Message }>();
-  /** The names this package's tools were last seen under in this engine's calls. */
-  private seenTools: OwnToolNames = {};
-  /** The awareness block with the recall tool's sentence, by the tool's name. */
-  private readonly awarenessBlocks = new Map<string, Message>();
+  private readonly ownTools: OwnToolsSeen;
   private readonly projectionCache: ProjectionCache = {
     edits: new LRUCache<string, ResultEdit | false>({ max: EDITED_MESSAGE_CACHE_SIZE }),
     messages: new LRUCache<string, Message>({ max: EDITED_MESSAGE_CACHE_SIZE }),
@@ -121,6 +117,7 @@ export class CompressionEngine {
       options.acknowledgement,
     );
     this.settings = engineSettings(options);
+    this.ownTools = new OwnToolsSeen(this.settings.awareness);
     this.reporter = new CallReporter(listeners, this.meter);
     this.recalls = new RecallStage(this.meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, {
       embeddings: this.embeddings,
@@ -200,18 +197,7 @@ export class CompressionEngine {
 
     const output = this.assemble(facts, point, projection);
     const { lasting } = planned;
-    const record =
-      lasting === planned.point
-        ? recordFor(facts, point)
-        : recordFor(
-            facts,
-            { ...point, coveredCount: lasting.coveredCount, state: lasting.state, droppedCount: lasting.droppedCount },
-            {
-              coveredCount: point.coveredCount,
-              state: point.state ?? EMPTY_SESSION_STATE,
-              droppedCount: point.droppedCount,
-            },
-          );
+    const record = recordFor(facts, point, lasting === planned.point ? undefined : lasting);
     // a call that changes nothing still stores the recall blocks it keeps for earlier user messages: the next tool
     // step of the turn no longer looks those choices up, and the blocks must stay in its prompt
     if ((point !== start || record.recalls !== undefined || planned.restored) && !sameRecord(record, stored)) {
@@ -257,22 +243,6 @@ export class CompressionEngine {
     return this.records.findRecalls(facts.scope, users, facts.prefixHashes);
   }
 
-  /**
-   * The awareness block of a call: the configured one, followed by a sentence on the recall tool when the call carries
-   * it (one object per tool name, so the system prompt stays byte-stable and its count is memoized).
-   */
-  private awarenessFor(recallToolName: string | undefined): Message | undefined {
-    const { awareness } = this.settings;
-    if (!awareness || recallToolName === undefined) return awareness;
-    let block = this.awarenessBlocks.get(recallToolName);
-    if (!block) {
-      const text = `${messageText(awareness)}\n${recallToolAwareness(recallToolName)}`;
-      block = { ...awareness, parts: [{ type: 'text', text }] };
-      this.awarenessBlocks.set(recallToolName, block);
-    }
-    return block;
-  }
-
   /** Count: the facts of the call, and the check that its latest user message fits at all. */
   private read({ transcript, modelId, modelKey = modelId, contextWindow, namespace }: CompressInput): CallFacts {
     const limits = budgetLimits(
@@ -280,13 +250,7 @@ export class CompressionEngine {
       Math.round(this.calibration.ratio(modelKey) * 100) / 100,
       this.options,
     );
-    // this package's tools are found among the call's by their schemas, under whatever names they were registered;
-    // a step that leaves them out (`activeTools`, a call without bound tools) keeps the names seen before, so the
-    // system prompt and the placeholders stay the same from step to step
-    const found = findOwnTools(transcript.tools);
-    this.seenTools = { ...this.seenTools, ...found };
-    const ownTools = this.seenTools;
-    const awareness = this.awarenessFor(ownTools.recall);
+    const { names: ownTools, awareness } = this.ownTools.forCall(transcript.tools);
     const facts = readCall(transcript, {
       meter: this.meter,
       limits,

@@ -1,3 +1,4 @@
+import { EMPTY_SESSION_STATE } from '../session-state/session-state.js';
 import { type ProvisionalDrop, STATE_FORMAT_VERSION, type StateRecord } from '../store/state-records.js';
 import type { CallFacts } from './call-facts.js';
 import type { CompressionPoint } from './compression-point.js';
@@ -6,9 +7,19 @@ import type { CompressionPoint } from './compression-point.js';
  * The record a call stores: its fold point, state, masks and recall blocks, under the shortest prefix that determines
  * them (the fold point, the last masked result, the history a staleness decision saw, the last recalled-for message), so a repeated, extended or regenerated
  * request finds it. Never shallower than the record the call started from: the lookup takes the deepest matching
- * record, so a newer record must not hide behind an older, deeper one.
+ * record, so a newer record must not hide behind an older, deeper one. With `lasting` (the point before a drop a
+ * failed summary forced), the record's fold point and state are `lasting`'s and `point`'s drop is kept apart as its
+ * provisional drop.
  */
-export function recordFor(facts: CallFacts, point: CompressionPoint, provisional?: ProvisionalDrop): StateRecord {
+export function recordFor(facts: CallFacts, sent: CompressionPoint, lasting?: CompressionPoint): StateRecord {
+  const point = lasting
+    ? { ...sent, coveredCount: lasting.coveredCount, state: lasting.state, droppedCount: lasting.droppedCount }
+    : sent;
+  const provisional: ProvisionalDrop | undefined = lasting && {
+    coveredCount: sent.coveredCount,
+    state: sent.state ?? EMPTY_SESSION_STATE,
+    droppedCount: sent.droppedCount,
+  };
   const masked = [...point.masked].filter(
     (key) => (facts.siteByKey.get(key)?.messageIndex ?? -1) >= point.coveredCount,
   );
