@@ -24,6 +24,7 @@ export const GRID: ReadonlyArray<{ name: string; options: Pick<CompressionOption
   { name: 'masking.keepRecent 20', options: { masking: { keepRecent: 20 } } },
   { name: 'semantic minTokens 8000', options: { triggers: { semantic: { minTokens: 8_000 } } } },
   { name: 'semantic off', options: { triggers: { semantic: false } } },
+  { name: 'deferWhileQuoted off', options: { triggers: { semantic: { deferWhileQuoted: false } } } },
 ];
 
 const WINDOWS = [200_000, 16_000];

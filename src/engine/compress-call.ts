@@ -29,6 +29,8 @@ export interface CompressOutput {
   /** Our token estimate of the whole prompt before calibration, to learn from the provider's count. */
   readonly estimatedTokens: number;
   readonly decisions: readonly CompressionDecision[];
+  /** Folds that would have paid for their cache break but were put off: the work after them still quotes their results. */
+  readonly deferred: readonly CompressionDecision[];
   /** Present when this call compressed. */
   readonly event: CompressEvent | undefined;
 }

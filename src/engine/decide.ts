@@ -2,6 +2,7 @@ import type { MessageMeter } from '../counting/message-meter.js';
 import type { SummarizerError } from '../errors.js';
 import type { EngineSettings } from '../options/engine-settings.js';
 import { EMPTY_SESSION_STATE, type SessionState } from '../session-state/session-state.js';
+import { findResultsInUse, type TermSetMemo } from '../signals/results-in-use.js';
 import type { ProvisionalDrop } from '../store/state-records.js';
 import { cacheEconomics } from '../strategies/cache-economics.js';
 import { applyDrop, planDrop } from '../strategies/dropping.js';
@@ -29,6 +30,8 @@ export interface DecideStages {
     readonly placeholderTokens: Memo<number>;
     readonly descriptions: CallDescriptions;
     readonly terms: TermMemo;
+    /** Specific terms by text, for the results the assistant still quotes. */
+    readonly specificTerms: TermSetMemo;
   };
   readonly folds: FoldRunner;
   project(facts: CallFacts, point: CompressionPoint): Projection;
@@ -50,6 +53,8 @@ export interface Decided {
   readonly restored: boolean;
   readonly projection: Projection;
   readonly decisions: readonly CompressionDecision[];
+  /** Folds that would have paid but were put off (the work after them still quotes what they would hide). */
+  readonly deferred: readonly CompressionDecision[];
   readonly masked: { count: number; tokensFreed: number };
   readonly messagesFolded: number;
   readonly messagesDropped: number;
@@ -100,6 +105,7 @@ export async function decide(
   let point = start;
   let projection = startProjection;
   const decisions: CompressionDecision[] = [];
+  const deferred: CompressionDecision[] = [];
   let masked = { count: 0, tokensFreed: 0 };
   let messagesFolded = 0;
   let messagesDropped = 0;
@@ -147,6 +153,18 @@ export async function decide(
           options: semantic,
           economics,
           boundaries: () => stages.boundaries(facts, semantic),
+          inUse: (to) =>
+            findResultsInUse({
+              messages: facts.messages,
+              system: facts.system,
+              sites: facts.sites,
+              from: point.coveredCount,
+              to,
+              memo: stages.memos.specificTerms,
+            }),
+          onDeferred: (decision) => {
+            if (!deferred.some((each) => each.details === decision.details)) deferred.push(decision);
+          },
         })
       : undefined;
   // under pressure the cache breaks anyway: go down to the target in this one break, not just below the threshold;
@@ -258,6 +276,7 @@ export async function decide(
     restored,
     projection,
     decisions,
+    deferred,
     masked,
     messagesFolded,
     messagesDropped,

@@ -68,6 +68,7 @@ export class CompressionEngine {
   private readonly siteIndex = new ResultSiteIndex();
   private readonly segments = new SegmentBoundaries();
   private readonly termMemo = new LRUCache<string, Map<string, number>>({ max: 5_000 });
+  private readonly specificTermMemo = new WeakMap<object, ReadonlySet<string>>();
   private readonly placeholderTokens = new LRUCache<string, number>({ max: EDITED_MESSAGE_CACHE_SIZE });
   private readonly statePairs = new WeakMap<SessionState, readonly Message[]>();
   private readonly recalls: RecallStage;
@@ -131,6 +132,7 @@ export class CompressionEngine {
         placeholderTokens: this.placeholderTokens,
         descriptions: this.projectionCache.descriptions,
         terms: this.termMemo,
+        specificTerms: this.specificTermMemo,
       },
       folds: this.folds,
       project: (facts, point) => this.project(facts, point),
@@ -220,7 +222,14 @@ export class CompressionEngine {
       tokensAfter: estimatedTokens,
       reusedState: stored?.state !== undefined && decided.messagesFolded === 0,
     });
-    return { system: facts.system, messages: output.messages, estimatedTokens, decisions, event };
+    return {
+      system: facts.system,
+      messages: output.messages,
+      estimatedTokens,
+      decisions,
+      deferred: decided.deferred,
+      event,
+    };
   }
 
   /**

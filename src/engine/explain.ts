@@ -9,6 +9,12 @@ import { CompressionEngine } from './engine.js';
 export interface ExplainedDecision extends CompressionDecision {
   /** Messages (system excluded) the call's history had when the decision was taken. */
   readonly atMessage: number;
+  /**
+   * True for a fold that would have paid for its cache break but was put off, because the work after it still
+   * quotes results it would hide (its details say which): the trade between savings and what the agent may need.
+   * Logged once per fold point.
+   */
+  readonly deferred?: true;
 }
 
 /** Options of `explain`: the engine's options, plus whether to replay the history call by call. */
@@ -55,6 +61,11 @@ export async function explain(transcript: Transcript, options: ExplainOptions = 
       // shortened results are re-applied on every call: log them once
       if (decision.trigger === 'oversized-result' && log.some((entry) => entry.details === decision.details)) continue;
       log.push({ ...decision, atMessage: end });
+    }
+    for (const decision of output.deferred) {
+      const to = decision.scope.kind === 'messages' ? decision.scope.to : -1;
+      const seen = log.some((entry) => entry.deferred && entry.scope.kind === 'messages' && entry.scope.to === to);
+      if (!seen) log.push({ ...decision, atMessage: end, deferred: true });
     }
   }
   return log;

@@ -3,6 +3,7 @@ import type { CallFacts } from '../engine/call-facts.js';
 import type { CompressionPoint } from '../engine/compression-point.js';
 import type { Projection } from '../engine/projection.js';
 import type { SessionState } from '../session-state/session-state.js';
+import type { ResultInUse } from '../signals/results-in-use.js';
 import type { Message } from '../transcript/transcript.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
 import {
@@ -24,6 +25,9 @@ export interface FoldPlan {
 function stateGrowth(budget: number, foldedTokens: number): number {
   return Math.min(budget * 0.1, foldedTokens * 0.15);
 }
+
+/** Calls of the loop's recent growth a budget fold leaves room for below the threshold, so folds come in batches. */
+export const ROOM_FOR_CALLS = 4;
 
 /**
  * The fold the budget asks for: down to `compressTo` in one cache break (or everything up to the latest user message
@@ -49,10 +53,13 @@ export function planBudgetFold({
   const { layout } = projection;
   const from = point.coveredCount;
   const growth = stateGrowth(limits.budget, layout.total(from, 0));
+  // deep enough that the next several calls, growing as the last ones did, stay below the threshold: a loop whose
+  // steps are large would otherwise fold again every call or two, each fold a rewrite of the cached prefix
+  const targetTokens = Math.min(limits.compressTo, limits.compressAt - ROOM_FOR_CALLS * layout.growthPerCall());
   const cut = layout.chooseCut({
     covered: from,
     stateTokens: stateTokens + growth,
-    targetTokens: limits.compressTo,
+    targetTokens,
     force,
   });
   if (cut === undefined) return undefined;
@@ -81,6 +88,8 @@ export function planSemanticFold({
   options,
   economics,
   boundaries = () => findBoundaries(facts.messages, facts.steps, options),
+  inUse = () => [],
+  onDeferred,
 }: {
   facts: CallFacts;
   point: CompressionPoint;
@@ -90,6 +99,10 @@ export function planSemanticFold({
   economics: CacheEconomics;
   /** The boundaries of the history (`findBoundaries`), asked for only when a fold could free enough. */
   boundaries?: () => readonly Boundary[];
+  /** The results from the fold point up to `to` that the assistant quoted after they came (`findResultsInUse`). */
+  inUse?: (to: number) => readonly ResultInUse[];
+  /** Told of a fold that would pay but was put off: the work after it still quotes results it would hide. */
+  onDeferred?: (decision: CompressionDecision) => void;
 }): FoldPlan | undefined {
   const { layout } = projection;
   const from = point.coveredCount;
@@ -101,23 +114,55 @@ export function planSemanticFold({
   const candidates = boundaries().filter(
     (boundary) => boundary.messageIndex > from && layout.isCut(boundary.messageIndex),
   );
+  const deferWhileQuoted = options.deferWhileQuoted ?? DEFAULT_SEMANTIC_TRIGGER_OPTIONS.deferWhileQuoted;
+  const quoted = deferWhileQuoted && candidates.length > 0 ? inUse((candidates.at(-1) as Boundary).messageIndex) : [];
+  let deferred: { boundary: Boundary; freed: number; blocking: readonly ResultInUse[] } | undefined;
   for (const boundary of candidates.reverse()) {
     const folded = layout.total(from, 0) - layout.total(boundary.messageIndex, 0);
     const after = layout.total(boundary.messageIndex, stateTokens + stateGrowth(facts.limits.budget, folded));
     const freed = now - after;
     const { savings, breakCost, pays } = economics.weigh(freed, after - layout.fixedTokens);
     if (freed < minTokens || !pays) continue;
+    // not finished after all while the work after it still quotes its results: hiding them now is the likeliest
+    // way to make the agent fetch them again, and below the threshold nothing presses; a shallower segment may do
+    const blocking = quoted.filter(
+      (result) => result.messageIndex < boundary.messageIndex && result.lastUse >= boundary.messageIndex,
+    );
+    if (blocking.length > 0) {
+      deferred ??= { boundary, freed, blocking };
+      continue;
+    }
+    const held = deferred
+      ? `; a fold to message ${deferred.boundary.messageIndex} (about ${Math.round(deferred.freed)} tokens) waits: the work after it still quotes ${describeQuoted(deferred.blocking)}`
+      : '';
     return {
       cut: boundary.messageIndex,
       decision: {
         trigger: boundary.trigger,
         scope: { kind: 'messages', from, to: boundary.messageIndex },
         confidence: boundary.confidence,
-        details: `${boundary.details}; folded the finished segment (${boundary.messageIndex - from} messages), freeing about ${Math.round(freed)} tokens; expected savings ${Math.round(savings)} vs. a one-time cache rewrite costing ${Math.round(breakCost)}`,
+        details: `${boundary.details}; folded the finished segment (${boundary.messageIndex - from} messages), freeing about ${Math.round(freed)} tokens; expected savings ${Math.round(savings)} vs. a one-time cache rewrite costing ${Math.round(breakCost)}; the work after it quotes none of its results${held}`,
       },
     };
   }
+  if (deferred) {
+    onDeferred?.({
+      trigger: deferred.boundary.trigger,
+      scope: { kind: 'messages', from, to: deferred.boundary.messageIndex },
+      confidence: deferred.boundary.confidence,
+      details: `${deferred.boundary.details}; a fold of ${deferred.boundary.messageIndex - from} messages would free about ${Math.round(deferred.freed)} tokens and pay for its cache rewrite, but waits: the work after it still quotes ${describeQuoted(deferred.blocking)}, results it would hide`,
+    });
+  }
   return undefined;
+}
+
+/** The quoted results for a decision's details: how many, and the first calls with the term quoted. */
+function describeQuoted(results: readonly ResultInUse[]): string {
+  const shown = results
+    .slice(0, 3)
+    .map((result) => `${result.callId} ("${result.term}")`)
+    .join(', ');
+  return `${results.length} of its results (${shown}${results.length > 3 ? ', ...' : ''})`;
 }
 
 /** The messages a fold hands the summarizer: what the model discarded with the redaction tool as redacted. */

@@ -20,6 +20,13 @@ export interface SemanticTriggerOptions {
   transitions?: ReadonlyArray<readonly [Intent, Intent]>;
   /** A semantic fold below the budget threshold must free at least this many tokens. @default 2000 */
   minTokens?: number;
+  /**
+   * Put off a fold while the work after the segment still quotes the segment's tool results: a path, a name or a
+   * value from a result that the assistant wrote again in a later step (see `findResultsInUse`). Hiding what the
+   * agent works from is the likeliest way to make it fetch it again; the fold comes once the work moved on, or when
+   * the budget asks. @default true
+   */
+  deferWhileQuoted?: boolean;
 }
 
 /** Defaults of the semantic triggers. */
@@ -32,6 +39,7 @@ export const DEFAULT_SEMANTIC_TRIGGER_OPTIONS = Object.freeze({
   api: true,
   transitions: DEFAULT_INTENT_TRANSITIONS,
   minTokens: 2_000,
+  deferWhileQuoted: true,
 });
 
 /** The end of a finished segment: everything before `messageIndex` may be folded. */

@@ -64,6 +64,24 @@ export class FoldLayout {
   }
 
   /**
+   * Tokens a model call added to the history lately: the median, over the last `calls` spans from one assistant
+   * message to the next, of the tokens in the span (an agent step and its results, or a turn of a chat). 0 when the
+   * history holds fewer than two assistant messages.
+   */
+  growthPerCall(calls = 5): number {
+    const spans: number[] = [];
+    let next = -1;
+    for (let index = this.messages.length - 1; index >= 0 && spans.length < calls; index--) {
+      if (this.messages[index]?.role !== 'assistant') continue;
+      if (next >= 0) spans.push((this.suffix[index] as number) - (this.suffix[next] as number));
+      next = index;
+    }
+    if (spans.length === 0) return 0;
+    spans.sort((a, b) => a - b);
+    return spans[Math.floor(spans.length / 2)] as number;
+  }
+
+  /**
    * The fold point for a compression beyond `covered`: the first one whose prompt fits `targetTokens`, preferring
    * the start of a turn (a user message), so chats fold whole turns; the deepest one when none fits. With `force`,
    * everything up to the latest user message, once; when the history starts with it, every step of its turn; never a

@@ -152,6 +152,22 @@ describe('durability and cache-stable epochs', () => {
 });
 
 describe('tool results and agent loops', () => {
+  it("a budget fold leaves room for several calls of the loop's growth: folds come every 4 calls or more", async () => {
+    // each step adds about 8% of the budget: folding only down to 60% (10% below the threshold) would fold every 2-3 calls
+    const { run, events } = setup({ masking: false });
+    const loop = agentLoop(60, 1_400);
+    const folding: number[] = [];
+    for (let steps = 1; steps <= 60; steps++) {
+      const before = events.length;
+      const out = await run(loop.slice(0, 1 + 2 * steps));
+      expect(findPairingProblems(out.messages)).toEqual([]);
+      if (events.slice(before).some((event) => event.messagesFolded > 0)) folding.push(steps);
+    }
+    expect(folding.length).toBeGreaterThan(3);
+    const gaps = folding.slice(1).map((call, index) => call - (folding[index] as number));
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(4);
+  });
+
   const logLines = Array.from({ length: 300 }, (_, i) => `test ${i}: ok in ${i * 3}ms (src/module-${i}.ts)`).join('\n');
   const bigCall: Message = {
     role: 'assistant',

@@ -562,6 +562,39 @@ describe('semantic folds in the engine', () => {
     expect(summarize).toHaveBeenCalledTimes(1);
     expect(out.decisions.map((decision) => decision.trigger)).toEqual(['subtask']);
   });
+  /** The session whose finished segment found a constant in rates.ts, and a current step that quotes it or not. */
+  const quoting = (quote: boolean): Message[] => [
+    ...session().slice(0, 3),
+    ...read('r2', 'src/billing/rates.ts', `${BIG}const ROUNDING_MODE_V2 = 'half-even';\n`),
+    ...session().slice(5, -2),
+    call('r4', 'read_file', { path: 'lib/mail/queue.ts' }, quote ? 'The mailer rounds like ROUNDING_MODE_V2 too?' : ''),
+    result('r4', 'read_file', 'export function queue() {}'),
+  ];
+
+  it('puts a fold off while the work after the segment still quotes one of its results, and says why', async () => {
+    const { run, summarize } = setup({ ...options, triggers: { staleness: false } });
+    const out = await run(quoting(true));
+    expect(summarize).not.toHaveBeenCalled();
+    expect(out.decisions).toEqual([]);
+    expect(out.deferred).toHaveLength(1);
+    expect(out.deferred[0]?.trigger).toBe('subtask');
+    expect(out.deferred[0]?.scope).toEqual({ kind: 'messages', from: 0, to: 11 });
+    expect(out.deferred[0]?.details).toMatch(
+      /would free about \d+ tokens and pay for its cache rewrite, but waits: the work after it still quotes 1 of its results \(r2 \("ROUNDING_MODE_V2"\)\)/,
+    );
+  });
+
+  it('folds the same segment when nothing after it quotes its results, or when deferWhileQuoted is off', async () => {
+    const quiet = setup({ ...options, triggers: { staleness: false } });
+    const folded = await quiet.run(quoting(false));
+    expect(folded.decisions.map((decision) => decision.trigger)).toEqual(['subtask']);
+    expect(folded.decisions[0]?.details).toMatch(/the work after it quotes none of its results/);
+    expect(folded.deferred).toEqual([]);
+    const off = setup({ ...options, triggers: { staleness: false, semantic: { deferWhileQuoted: false } } });
+    const anyway = await off.run(quoting(true));
+    expect(anyway.decisions.map((decision) => decision.trigger)).toEqual(['subtask']);
+  });
+
   it('does not fold when the kept part is so large that the cache rewrite costs more than twice the savings', async () => {
     // the current step reads a large file: folding the segment would rewrite all of it in the provider's cache
     const heavy = [...session().slice(0, -2), ...read('r4', 'lib/mail/queue.ts', BIG.repeat(6))];

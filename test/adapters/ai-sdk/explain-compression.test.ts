@@ -47,6 +47,39 @@ const chat = (turns: number): ModelMessage[] =>
 const counter = approximateCounter();
 
 describe('explainCompression', () => {
+  it('logs a fold it put off, and why: the work after the segment still quotes one of its results', async () => {
+    // the last step quotes a constant that only the rates.ts read showed
+    const messages = [
+      ...session().slice(0, 1),
+      ...step('r2', 'read_file', { path: 'src/billing/rates.ts' }, `${BIG}const ROUNDING_MODE_V2 = 1;`),
+      ...session().slice(3, -2),
+      ...step('r4', 'read_file', { path: 'lib/mail/queue.ts' }, 'export function queue() {}', 'ROUNDING_MODE_V2 here?'),
+    ];
+    // the call with the whole history: replayed call by call, the segment folds before the quote is written
+    const options = {
+      contextWindow: 40_000,
+      tokenCounter: counter,
+      triggers: { staleness: false as const },
+      mode: 'final' as const,
+    };
+    const log = await explainCompression(messages, options);
+    const deferred = log.filter((entry) => entry.deferred);
+    expect(deferred).toHaveLength(1);
+    expect(deferred[0]?.trigger).toBe('subtask');
+    expect(deferred[0]?.details).toMatch(
+      /but waits: the work after it still quotes 1 of its results \(r2 \("ROUNDING_MODE_V2"\)\)/,
+    );
+    expect(log.filter((entry) => !entry.deferred && entry.trigger === 'subtask')).toEqual([]);
+    // the same history without the quote: the fold is made
+    const plain = [
+      ...messages.slice(0, -2),
+      ...step('r4', 'read_file', { path: 'lib/mail/queue.ts' }, 'export function queue() {}'),
+    ];
+    const made = await explainCompression(plain, options);
+    expect(made.some((entry) => !entry.deferred && entry.trigger === 'subtask')).toBe(true);
+    expect(made.filter((entry) => entry.deferred)).toEqual([]);
+  });
+
   it('returns a decision log for AI SDK messages of a tool session', async () => {
     const messages = session();
     const log = await explainCompression(messages, { contextWindow: 40_000, tokenCounter: counter });

@@ -1,0 +1,172 @@
+import type { ResultSite } from '../transcript/result-sites.js';
+import { type Message, partText } from '../transcript/transcript.js';
+
+/**
+ * Tool results the agent is still using: a result whose specific content (a path, an identifier, a number that no
+ * other message had named before it) the assistant wrote again in a later step. An agent that copies a value, a line
+ * number or a name out of a result is working from it; hiding it is the likeliest way to make the agent read it again.
+ * On agent runs the model had not seen, such results were needed again about ten times as often as the rest.
+ */
+
+/**
+ * Term sets by message or tool-result part, kept by the engine across calls: a history's unchanged messages are the
+ * previous call's objects (see `HistoryMemory`), so each text is read once.
+ */
+export type TermSetMemo = WeakMap<object, ReadonlySet<string>>;
+
+/** A term in at most this many tool results is specific to them (more: a name every listing repeats). */
+const MAX_RESULTS_WITH_TERM = 2;
+/** Text read per message: the head of a very long result holds its names too. */
+const MAX_TEXT = 50_000;
+/** Shortest term: shorter ones (`id`, `200`, `py`) say nothing specific. */
+const MIN_TERM = 4;
+
+const CHUNK = /[A-Za-z0-9_][\w./@:-]*/g;
+const NUMBER = /^\d+(?:\.\d+)?$/;
+const IDENTIFIER = /^[A-Za-z_]\w*$/;
+
+/** Whether a piece without separators is specific on its own: a long number, or a name with `_`, digits or a hump. */
+function specificPiece(piece: string): boolean {
+  if (piece.length < MIN_TERM) return false;
+  if (NUMBER.test(piece)) return true;
+  if (!IDENTIFIER.test(piece)) return /\d/.test(piece) && /[A-Za-z]/.test(piece);
+  return piece.includes('_') || /\d/.test(piece) || /[a-z][A-Z]/.test(piece) || /[A-Z]{2}[a-z]/.test(piece);
+}
+
+function addTerms(chunk: string, terms: Set<string>): void {
+  const trimmed = chunk.replace(/^[./@:-]+|[./@:-]+$/g, '');
+  if (trimmed.length < MIN_TERM) return;
+  if (NUMBER.test(trimmed)) {
+    terms.add(trimmed);
+    return;
+  }
+  const separator = trimmed.includes(':') ? ':' : trimmed.includes('/') ? '/' : undefined;
+  if (separator) {
+    // a path or a location: the whole (when it names something) and each of its parts
+    if (/[A-Za-z]/.test(trimmed)) terms.add(trimmed);
+    for (const part of trimmed.split(separator)) if (part) addTerms(part, terms);
+    return;
+  }
+  const pieces = trimmed.split(/[.@-]+/).filter((piece) => piece.length > 0);
+  // a dotted name, a file name, an address, a date: the whole, unless hyphenated words or short numbers
+  if (pieces.length > 1 && /[.@]/.test(trimmed) && !pieces.every((piece) => /^\d{1,2}$/.test(piece))) {
+    terms.add(trimmed);
+  }
+  for (const piece of pieces) if (specificPiece(piece)) terms.add(piece);
+}
+
+/** The specific terms of a text: paths, dotted names, identifiers with `_`, digits or inner capitals, long numbers. */
+export function specificTerms(text: string): ReadonlySet<string> {
+  const terms = new Set<string>();
+  for (const match of text.slice(0, MAX_TEXT).matchAll(CHUNK)) addTerms(match[0], terms);
+  return terms;
+}
+
+/** The specific terms of an object's text, memoized by the object. */
+function termsOf(key: object, text: () => string, memo: TermSetMemo | undefined): ReadonlySet<string> {
+  const cached = memo?.get(key);
+  if (cached) return cached;
+  const terms = specificTerms(text());
+  memo?.set(key, terms);
+  return terms;
+}
+
+/** A result the assistant quoted later: the last assistant message writing one of its specific terms, and the term. */
+export interface ResultInUse {
+  readonly key: string;
+  readonly callId: string;
+  readonly messageIndex: number;
+  readonly term: string;
+  readonly lastUse: number;
+}
+
+const NO_TERMS: ReadonlySet<string> = new Set();
+
+/** The specific terms of a result's output, memoized by its part. */
+function resultTerms(message: Message | undefined, callId: string, memo: TermSetMemo | undefined): ReadonlySet<string> {
+  for (const part of message?.parts ?? []) {
+    if (part.type === 'tool-result' && part.callId === callId) return termsOf(part, () => part.output, memo);
+  }
+  return NO_TERMS;
+}
+
+/** Every string and number inside a value (tool-call arguments), one per line: JSON escapes would glue terms. */
+function leaves(value: unknown, out: string[]): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (typeof value === 'number' || typeof value === 'bigint') out.push(String(value));
+  else if (Array.isArray(value)) for (const item of value) leaves(item, out);
+  else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) leaves(item, out);
+  return out;
+}
+
+/** What a message says: its text, and its tool calls' arguments (tool results are read on their own). */
+function said(message: Message): string {
+  const texts: string[] = [];
+  for (const part of message.parts) {
+    if (part.type === 'tool-call') leaves(part.args, texts);
+    else if (part.type !== 'tool-result') texts.push(partText(part));
+  }
+  return texts.join('\n');
+}
+
+/** The specific terms of what a message says, memoized by the message. */
+const messageTerms = (message: Message, memo: TermSetMemo | undefined) => termsOf(message, () => said(message), memo);
+
+/**
+ * The results among `sites` with `from <= messageIndex < to` that the assistant quoted after they came: a term of the
+ * result that is specific to it (in at most two results of the history, not in the system prompt or the first user
+ * message, and written by no user or assistant message before the result: the agent knew it without the result)
+ * appears in a later assistant message. Each with the last such message. In history order.
+ */
+export function findResultsInUse({
+  messages,
+  system,
+  sites,
+  from,
+  to,
+  memo,
+}: {
+  messages: readonly Message[];
+  system: readonly Message[];
+  sites: readonly ResultSite[];
+  from: number;
+  to: number;
+  memo?: TermSetMemo;
+}): ResultInUse[] {
+  const inRange = sites.filter((site) => site.messageIndex >= from && site.messageIndex < to);
+  if (inRange.length === 0) return [];
+  const resultsWith = new Map<string, number>();
+  for (const site of sites) {
+    for (const term of resultTerms(messages[site.messageIndex], site.callId, memo)) {
+      resultsWith.set(term, (resultsWith.get(term) ?? 0) + 1);
+    }
+  }
+  const known = new Set<string>();
+  for (const message of system) for (const term of messageTerms(message, memo)) known.add(term);
+  const firstUser = messages.find((message) => message.role === 'user');
+  if (firstUser) for (const term of messageTerms(firstUser, memo)) known.add(term);
+  // the first dialogue message writing each term, and the last assistant message writing it
+  const firstSaid = new Map<string, number>();
+  const lastWritten = new Map<string, number>();
+  messages.forEach((message, index) => {
+    if (message.role !== 'user' && message.role !== 'assistant') return;
+    for (const term of messageTerms(message, memo)) {
+      if (!firstSaid.has(term)) firstSaid.set(term, index);
+      if (message.role === 'assistant') lastWritten.set(term, index);
+    }
+  });
+  const inUse: ResultInUse[] = [];
+  for (const site of inRange) {
+    let found: ResultInUse | undefined;
+    for (const term of resultTerms(messages[site.messageIndex], site.callId, memo)) {
+      if ((resultsWith.get(term) ?? 0) > MAX_RESULTS_WITH_TERM || known.has(term)) continue;
+      if ((firstSaid.get(term) ?? Number.POSITIVE_INFINITY) < site.messageIndex) continue;
+      const lastUse = lastWritten.get(term) ?? -1;
+      if (lastUse > site.messageIndex && (!found || lastUse > found.lastUse)) {
+        found = { key: site.key, callId: site.callId, messageIndex: site.messageIndex, term, lastUse };
+      }
+    }
+    if (found) inUse.push(found);
+  }
+  return inUse;
+}

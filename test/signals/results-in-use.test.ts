@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { findResultsInUse, specificTerms } from '../../src/signals/results-in-use.js';
+import { ResultSiteIndex } from '../../src/transcript/result-sites.js';
+import type { Message } from '../../src/transcript/transcript.js';
+import { meter, SYSTEM } from '../helpers/fixtures.js';
+import { bash, call, result } from '../helpers/steps.js';
+
+const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text', text }] });
+const say = (text: string): Message => ({ role: 'assistant', parts: [{ type: 'text', text }] });
+
+function inUse(messages: readonly Message[], from = 0, to = messages.length) {
+  const sites = new ResultSiteIndex().sites('test', messages, meter);
+  return findResultsInUse({ messages, system: SYSTEM, sites, from, to, memo: new WeakMap() });
+}
+
+describe('specificTerms', () => {
+  it('keeps paths, dotted names, identifiers with _, digits or inner capitals, and long numbers', () => {
+    const terms = specificTerms(
+      'see src/billing/tax.py:120, np.ndarray, TAX_RATE, HAT023, NdarrayMixin, 2024, 1.25 and a table of Rows',
+    );
+    for (const term of ['src/billing/tax.py:120', 'src/billing/tax.py', 'tax.py', 'np.ndarray', 'TAX_RATE']) {
+      expect(terms).toContain(term);
+    }
+    for (const term of ['HAT023', 'NdarrayMixin', '2024', '1.25']) expect(terms).toContain(term);
+    // plain words, short numbers and short names say nothing specific
+    for (const term of ['table', 'Rows', 'see', '120', 'and']) expect(terms).not.toContain(term);
+  });
+});
+
+describe('findResultsInUse', () => {
+  it('finds a result whose specific term the assistant wrote again later, with the last such message', () => {
+    const messages = [
+      user('Find why the invoice total is wrong.'),
+      ...bash('c1', 'grep -rn total src', 'src/invoice.py:42: total = compute_total_v2(lines)'),
+      say('The total comes from compute_total_v2.'), // 3
+      ...bash('c2', 'ls', 'README.md setup.py'),
+      call('c3', 'bash', { command: 'sed -n 1,80p src/compute_total_v2.py' }), // 6
+      result('c3', 'bash', 'def run(): pass'),
+    ];
+    const found = inUse(messages);
+    expect(found.map((each) => [each.callId, each.lastUse])).toEqual([['c1', 6]]);
+    expect(found[0]?.term).toBe('compute_total_v2');
+    // only the results in the range asked for
+    expect(inUse(messages, 3)).toEqual([]);
+  });
+
+  it('ignores terms the agent knew without the result: the task, its own call, earlier words', () => {
+    const messages = [
+      user('Fix ORDER_LIMIT in src/orders.py.'),
+      ...bash('c1', 'cat src/orders.py', 'ORDER_LIMIT = 10\nsrc/orders.py'),
+      say('I will change ORDER_LIMIT in src/orders.py.'),
+    ];
+    expect(inUse(messages)).toEqual([]);
+  });
+
+  it('ignores terms that many results share (a name every listing repeats)', () => {
+    const listing = 'module_registry loaded';
+    const messages = [
+      user('Look around.'),
+      ...bash('c1', 'ls a', listing),
+      ...bash('c2', 'ls b', listing),
+      ...bash('c3', 'ls c', listing),
+      say('Each listing mentions module_registry.'),
+    ];
+    expect(inUse(messages)).toEqual([]);
+  });
+});
