@@ -4,9 +4,10 @@ import type { MessageMeter } from '../counting/message-meter.js';
 import type { EmbeddingCache } from '../embeddings/embedder.js';
 import { type EmbedderError, SummarizerError } from '../errors.js';
 import { fitState } from '../session-state/fit-state.js';
+import { nextToolCalls, withoutEngineFields } from '../session-state/folded-calls.js';
 import { mergeSimilarQuotes, verifySalience } from '../session-state/salience.js';
 import type { SessionState } from '../session-state/session-state.js';
-import { appendToTimeline, timelineEntry, withoutTimeline } from '../session-state/timeline.js';
+import { appendToTimeline, timelineEntry } from '../session-state/timeline.js';
 import { applyFold, type FoldPlan, messagesToFold } from '../strategies/folding.js';
 import { runSummarizer } from '../summarizers/run-summarizer.js';
 import type { Summarizer } from '../summarizers/summarizer.js';
@@ -81,6 +82,7 @@ export class FoldRunner {
       facts.prefixHashes[plan.cut],
       point.state ? hashString(JSON.stringify(point.state)) : '-',
       facts.limits.maxStateTokens,
+      facts.recallToolName ?? '-',
     ].join('\u0000');
     let pending = this.folds.get(key);
     if (!pending) {
@@ -105,11 +107,11 @@ export class FoldRunner {
 
   private async fold(facts: CallFacts, point: CompressionPoint, plan: FoldPlan): Promise<Folded> {
     const folded = messagesToFold(facts, point, plan.cut, this.meter);
-    // the timeline is the engine's: summarizers neither see nor write it
+    // the timeline and the folded calls are the engine's: summarizers neither see nor write them
     const summarized = await runSummarizer(this.summarizer, {
       messages: folded,
       // a copy: a summarizer may build its answer in `previous` (the stored state stays frozen and shared)
-      previous: point.state && structuredClone(withoutTimeline(point.state)),
+      previous: point.state && structuredClone(withoutEngineFields(point.state)),
       timeoutMs: this.timeoutMs,
     });
     const { state, rejected } = verifySalience(summarized, point.state, folded);
@@ -118,7 +120,14 @@ export class FoldRunner {
       point.state?.timeline,
       timelineEntry({ messages: facts.messages, span: folded, from: point.coveredCount, to: plan.cut }),
     );
-    const fitted = fitState({ ...merged, timeline }, facts.limits.maxStateTokens, this.meter, this.acknowledgement);
+    // with the recall tool in the call, the folded calls are listed by id: the model can ask for their results
+    const toolCalls = nextToolCalls(point.state?.toolCalls, folded, facts);
+    const fitted = fitState(
+      { ...merged, timeline, ...(toolCalls ? { toolCalls } : {}) },
+      facts.limits.maxStateTokens,
+      this.meter,
+      this.acknowledgement,
+    );
     return { state: fitted, rejected };
   }
 }

@@ -88,7 +88,7 @@ export function maskedResultPlaceholder({
 
 /** The awareness block's sentence on the recall tool, when a call carries it. */
 export function recallToolAwareness(toolName: string): string {
-  return `Tool results cleared, shortened or folded into <session_state> to save context are not lost: ${toolName} gives them back verbatim, by call id (a placeholder names it) or by a query of distinctive words. Prefer it to running a tool again.`;
+  return `Tool results cleared, shortened or folded into <session_state> to save context are not lost: ${toolName} gives them back verbatim, by call id (a placeholder, or toolCalls in <session_state>, names it) or by a query of distinctive words. Prefer it to running a tool again.`;
 }
 
 /** The placeholder of a tool result the model redacted with the redaction tool. */

@@ -1,6 +1,7 @@
 import type { MessageMeter } from '../counting/message-meter.js';
 import { DEFAULT_STATE_ACKNOWLEDGEMENT } from '../options/prompts.js';
 import { keepMostImportant } from './entry-priority.js';
+import { fitToolCalls, TOOL_CALLS_SHARE_OF_STATE } from './folded-calls.js';
 import { escapeJsonForTag, sessionStateMessages } from './render-session-state.js';
 import type { SessionState } from './session-state.js';
 import { fitTimeline, TIMELINE_SHARE_OF_STATE } from './timeline.js';
@@ -32,6 +33,8 @@ export function fitState(
   const escapedTokens = (value: unknown) => meter.countText(escapeJsonForTag(JSON.stringify(value)));
   // the timeline is shortened and merged within its share, never dropped: every folded span stays named
   let timeline = state.timeline && fitTimeline(state.timeline, TIMELINE_SHARE_OF_STATE * maxTokens, meter);
+  // the folded calls keep the newest within their share: an older one is still found by a recall query
+  let toolCalls = state.toolCalls && fitToolCalls(state.toolCalls, TOOL_CALLS_SHARE_OF_STATE * maxTokens, meter);
   let salience = [...(state.salience ?? [])];
   while (salience.length > 0 && escapedTokens(salience) > SALIENCE_SHARE_OF_STATE * maxTokens) {
     salience = keepMostImportant(salience, salience.length - 1);
@@ -49,6 +52,7 @@ export function fitState(
       ...rest,
       ...(quotes.length > 0 ? { salience: quotes } : {}),
       ...(timeline && timeline.length > 0 ? { timeline } : {}),
+      ...(toolCalls && toolCalls.length > 0 ? { toolCalls } : {}),
     };
   };
   let tokens = measure(current());
@@ -78,6 +82,10 @@ export function fitState(
       (summary) => measure({ ...current(), conversationSummary: summary }) - rest,
     );
     tokens = measure(current());
+    if (tokens > maxTokens && toolCalls && toolCalls.length > 0) {
+      toolCalls = fitToolCalls(toolCalls, Math.max(0, escapedTokens(toolCalls) - (tokens - maxTokens)), meter);
+      tokens = measure(current());
+    }
     if (tokens > maxTokens && timeline && timeline.length > 1) {
       timeline = fitTimeline(timeline, Math.max(0, escapedTokens(timeline) - (tokens - maxTokens)), meter);
     }

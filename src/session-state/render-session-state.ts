@@ -24,6 +24,7 @@ export function renderSessionState(state: SessionState): string {
       // only when there are quotes, so a state without them renders as it always did
       ...(state.salience && state.salience.length > 0 ? { salience: state.salience } : {}),
       ...(state.timeline && state.timeline.length > 0 ? { timeline: state.timeline } : {}),
+      ...(state.toolCalls && state.toolCalls.length > 0 ? { toolCalls: state.toolCalls } : {}),
       pathos: state.pathos,
       abstract: state.abstract,
       conversationSummary: state.conversationSummary,

@@ -24,6 +24,14 @@ export const SessionStateSchema = z.object({
     .array(z.string())
     .optional()
     .describe('Which messages were condensed, when, who spoke, and their key terms (kept by the engine).'),
+  /**
+   * Kept by the engine, not by summarizers, when the call carries the recall tool: the tool calls folded into the
+   * state (`<call id> <tool>(<arguments>)`), so their results can be asked for by id; the newest kept within a share.
+   */
+  toolCalls: z
+    .array(z.string())
+    .optional()
+    .describe('The folded tool calls by id, whose results the recall tool gives back (kept by the engine).'),
   /** A two to three sentence bridge: what happened and where things stand. */
   conversationSummary: z.string().describe('Two or three sentences: what happened and where things stand.'),
 });
@@ -36,7 +44,7 @@ export type SessionState = z.infer<typeof SessionStateSchema>;
  * (OpenAI's strict JSON schema) need every field. Its answer is read with `SessionStateSchema`, so a model that
  * leaves the quotes out still folds.
  */
-export const SummarizerOutputSchema = SessionStateSchema.omit({ timeline: true }).extend({
+export const SummarizerOutputSchema = SessionStateSchema.omit({ timeline: true, toolCalls: true }).extend({
   salience: z
     .array(z.string())
     .describe(

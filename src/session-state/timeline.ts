@@ -132,13 +132,6 @@ export function appendToTimeline(timeline: readonly string[] | undefined, entry:
   return entries;
 }
 
-/** A state without its timeline, as summarizers get it. */
-export function withoutTimeline(state: SessionState): SessionState {
-  if (state.timeline === undefined) return state;
-  const { timeline: _, ...rest } = state;
-  return rest;
-}
-
 /**
  * Holds a timeline to `maxTokens` without losing a span: the oldest entries are shortened to their first terms (the
  * newest keeps its detail), then the oldest neighbours are merged into one entry over both ranges (their first terms, no dates or speakers),

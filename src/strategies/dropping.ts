@@ -3,6 +3,7 @@ import type { CallFacts } from '../engine/call-facts.js';
 import type { CompressionPoint } from '../engine/compression-point.js';
 import type { Projection } from '../engine/projection.js';
 import { fitState } from '../session-state/fit-state.js';
+import { nextToolCalls } from '../session-state/folded-calls.js';
 import { mergeSessionStates } from '../session-state/merge-session-state.js';
 import { EMPTY_SESSION_STATE, type SessionState } from '../session-state/session-state.js';
 import { appendToTimeline, timelineEntry } from '../session-state/timeline.js';
@@ -61,6 +62,9 @@ export function planDrop({
     ),
     conversationSummary: `${state.conversationSummary} ${note}`.trim(),
   };
+  // the dropped calls are listed like folded ones (with the recall tool in the call): their results are recallable
+  const toolCalls = nextToolCalls(state.toolCalls, facts.messages.slice(from, cut), facts);
+  if (toolCalls) noted.toolCalls = toolCalls;
   return {
     cut,
     state: fitState(noted, facts.limits.maxStateTokens, meter, acknowledgement),

@@ -34,9 +34,15 @@ describe.each([
         abstract: ['HTML & XML'],
         salience: ['<td>R&amp;D</td>', 'keep <<this>> & that'],
         timeline: ['#1-20 · 8 May 2023: table, report', '#21-40: totals, rows'],
+        toolCalls: Array.from(
+          { length: 60 },
+          (_, index) => `call-${index} bash({"command":"grep -n '<a>' f${index}"})`,
+        ),
         conversationSummary: summary,
       };
       const fitted = fitState(state, cap, meter);
+      // the folded calls keep the newest: a list that was cut ends with the last call
+      if (fitted.toolCalls) expect(fitted.toolCalls.at(-1)).toBe(state.toolCalls?.at(-1));
       expect(pairTokens(fitted)).toBeLessThanOrEqual(cap);
       // what is kept of the summary is its start, marked as cut
       expect(summary.startsWith(fitted.conversationSummary.replace(/\.\.\.$/, ''))).toBe(true);
@@ -76,5 +82,20 @@ describe.each([
     expect(counted.filter((length) => length > 100_000)).toHaveLength(1);
     const rest = counted.filter((length) => length <= 100_000);
     expect(rest.reduce((sum, length) => sum + length, 0)).toBeLessThan(60_000);
+  });
+});
+
+describe('fitState and the folded tool calls', () => {
+  const meter = new MessageMeter(gptTokenizerCounter());
+  it('holds the list to its share of the cap, newest kept, when the state is over the cap', () => {
+    const toolCalls = Array.from({ length: 400 }, (_, index) => `call-${index} read_file({"path":"src/f${index}.ts"})`);
+    const state: SessionState = { logos: ['the task'], pathos: [], abstract: [], toolCalls, conversationSummary: 'x' };
+    const fitted = fitState(state, 2_000, meter);
+    const kept = fitted.toolCalls ?? [];
+    expect(kept.length).toBeGreaterThan(10);
+    expect(kept.length).toBeLessThan(toolCalls.length);
+    expect(kept).toEqual(toolCalls.slice(-kept.length));
+    expect(meter.countText(JSON.stringify(kept))).toBeLessThanOrEqual(0.15 * 2_000);
+    expect(fitted.logos).toEqual(['the task']);
   });
 });

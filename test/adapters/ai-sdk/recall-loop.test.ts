@@ -138,3 +138,67 @@ describe('a step that leaves the recall tool out', () => {
     expect(resultText(after, 'read-0')).toContain('get_back gives it back verbatim');
   });
 });
+
+describe('tool calls folded into the state', () => {
+  /** Runs a loop of reads that folds, then a recall of read-0 by the id the state lists; returns the prompts. */
+  async function foldingLoop(withRecall: boolean) {
+    const steps = [
+      ...Array.from({ length: READS }, (_, step) =>
+        textResult(`Reading file ${step}.`, {
+          toolCalls: [{ id: `read-${step}`, name: 'read_file', input: { path: `src/file${step}.ts` } }],
+        }),
+      ),
+      textResult('The state lists read-0: getting it back.', {
+        toolCalls: [{ id: 'recall-1', name: 'get_back', input: { toolCallIds: ['read-0'] } }],
+      }),
+      textResult('Done.'),
+    ];
+    const mock = new MockLanguageModelV4({ doGenerate: async () => steps.shift() ?? textResult('Done.') });
+    const events: CompressEvent[] = [];
+    await generateText({
+      model: withContextCompression(mock, {
+        contextWindow: 6_000,
+        reserveOutputTokens: 500,
+        masking: false,
+        onCompress: (event) => events.push(event),
+      }),
+      prompt: 'Find where value7 is defined.',
+      tools: withRecall ? { read_file: readFile, get_back: recallTool() } : { read_file: readFile },
+      stopWhen: isStepCount(withRecall ? READS + 2 : READS + 1),
+    });
+    return { prompts: mock.doGenerateCalls.map((call) => call.prompt), events };
+  }
+  const stateText = (prompt: LanguageModelV4Prompt) => {
+    const message = prompt.find(
+      (each) => each.role === 'user' && JSON.stringify(each.content).includes('<session_state>'),
+    );
+    return message ? JSON.stringify(message.content) : '';
+  };
+
+  it('are listed by id in the state, and the model recalls one of them by that id', async () => {
+    const { prompts, events } = await foldingLoop(true);
+    expect(events.some((event) => event.messagesFolded > 0)).toBe(true);
+    const beforeRecall = prompts[READS] as LanguageModelV4Prompt;
+    const afterRecall = prompts[READS + 1] as LanguageModelV4Prompt;
+    // read-0 left the prompt with the fold; the state names it, with its tool and arguments
+    expect(resultText(beforeRecall, 'read-0')).toBeUndefined();
+    const state = stateText(beforeRecall);
+    expect(state).toContain('toolCalls');
+    expect(state).toContain('read-0 read_file({\\\\\\"path\\\\\\":\\\\\\"src/file0.ts\\\\\\"})');
+    // the recall tool's own calls are not listed
+    expect(state).not.toContain('get_back(');
+    const recalled = resultText(afterRecall, 'recall-1') ?? '';
+    expect(recalled).toContain(
+      `<tool_result id="read-0" tool="read_file">\n${fileContent('src/file0.ts')}\n</tool_result>`,
+    );
+    expect(afterRecall.slice(0, beforeRecall.length)).toEqual(beforeRecall);
+  });
+
+  it('are not listed when the call has no recall tool (the list would be of no use)', async () => {
+    const { prompts, events } = await foldingLoop(false);
+    expect(events.some((event) => event.messagesFolded > 0)).toBe(true);
+    const state = stateText(prompts.at(-1) as LanguageModelV4Prompt);
+    expect(state).toContain('<session_state>');
+    expect(state).not.toContain('toolCalls');
+  });
+});

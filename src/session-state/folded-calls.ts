@@ -1,0 +1,62 @@
+import type { MessageMeter } from '../counting/message-meter.js';
+import { type Message, stableStringify } from '../transcript/transcript.js';
+import { escapeJsonForTag } from './render-session-state.js';
+import type { SessionState } from './session-state.js';
+
+/** Largest share of the state's bound that the list of folded tool calls may take. */
+export const TOOL_CALLS_SHARE_OF_STATE = 0.15;
+/** Characters of a call's arguments an entry shows: enough to tell a `cat` from a `grep`, not the whole edit. */
+const ARGS_CHARS = 60;
+
+/**
+ * The entries of the tool calls in folded messages, one per call: `<call id> <tool>(<arguments, cut>)`, so a model
+ * with the recall tool can ask for a folded result by its id. The calls of `skip` (this package's own tools) are left
+ * out: their results say nothing worth recalling.
+ */
+export function foldedCallEntries(span: readonly Message[], skip: ReadonlySet<string>): string[] {
+  const entries: string[] = [];
+  for (const message of span) {
+    for (const part of message.parts) {
+      if (part.type !== 'tool-call' || skip.has(part.name)) continue;
+      const args = stableStringify(part.args);
+      entries.push(`${part.id} ${part.name}(${args.length > ARGS_CHARS ? `${args.slice(0, ARGS_CHARS)}...` : args})`);
+    }
+  }
+  return entries;
+}
+
+/**
+ * The folded-call list after `span` leaves the prompt: the earlier list and, when the call carries the recall tool,
+ * the span's calls (this package's own tools left out). Undefined when empty.
+ */
+export function nextToolCalls(
+  previous: readonly string[] | undefined,
+  span: readonly Message[],
+  tools: { redactionToolName: string; recallToolName: string | undefined },
+): string[] | undefined {
+  const { redactionToolName, recallToolName } = tools;
+  const added = recallToolName ? foldedCallEntries(span, new Set([redactionToolName, recallToolName])) : [];
+  const list = [...(previous ?? []), ...added];
+  return list.length > 0 ? list : undefined;
+}
+
+/** A state without the engine's own fields (the timeline and the folded calls), as summarizers get it. */
+export function withoutEngineFields(state: SessionState): SessionState {
+  if (state.timeline === undefined && state.toolCalls === undefined) return state;
+  const { timeline: _timeline, toolCalls: _toolCalls, ...rest } = state;
+  return rest;
+}
+
+/** The newest entries of a list of folded calls whose escaped JSON fits `maxTokens`: the oldest go first. */
+export function fitToolCalls(entries: readonly string[], maxTokens: number, meter: MessageMeter): string[] {
+  const tokens = (list: readonly string[]) => meter.countText(escapeJsonForTag(JSON.stringify(list)));
+  let kept = [...entries];
+  let total = tokens(kept);
+  while (kept.length > 0 && total > maxTokens) {
+    // drop a share proportional to the excess (at least one), then measure again
+    const count = Math.max(1, Math.ceil((kept.length * (total - maxTokens)) / total));
+    kept = kept.slice(count);
+    total = tokens(kept);
+  }
+  return kept;
+}
