@@ -30,7 +30,7 @@ export interface DecideStages {
     readonly placeholderTokens: Memo<number>;
     readonly descriptions: CallDescriptions;
     readonly terms: TermMemo;
-    /** Specific terms by text, for the results the assistant still quotes. */
+    /** Specific terms by message and tool-result part, for the results the assistant still quotes. */
     readonly specificTerms: TermSetMemo;
   };
   readonly folds: FoldRunner;
@@ -153,6 +153,7 @@ export async function decide(
           options: semantic,
           economics,
           boundaries: () => stages.boundaries(facts, semantic),
+          // a result the prompt hides already (masked, redacted at the model's request) holds no fold back
           inUse: (to) =>
             findResultsInUse({
               messages: facts.messages,
@@ -161,7 +162,7 @@ export async function decide(
               from: point.coveredCount,
               to,
               memo: stages.memos.specificTerms,
-            }),
+            }).filter((result) => !point.masked.has(result.key) && !facts.redactions.has(result.key)),
           onDeferred: (decision) => {
             if (!deferred.some((each) => each.details === decision.details)) deferred.push(decision);
           },

@@ -83,6 +83,7 @@ export class FoldRunner {
       point.state ? hashString(JSON.stringify(point.state)) : '-',
       facts.limits.maxStateTokens,
       facts.recallToolName ?? '-',
+      facts.redactionToolName,
     ].join('\u0000');
     let pending = this.folds.get(key);
     if (!pending) {
@@ -114,7 +115,8 @@ export class FoldRunner {
       previous: point.state && structuredClone(withoutEngineFields(point.state)),
       timeoutMs: this.timeoutMs,
     });
-    const { state, rejected } = verifySalience(summarized, point.state, folded);
+    // a summarizer's own timeline or call list is not taken: those are the engine's
+    const { state, rejected } = verifySalience(withoutEngineFields(summarized), point.state, folded);
     const merged = await mergeSimilarQuotes(state, this.embeddings, this.onEmbedderError);
     const timeline = appendToTimeline(
       point.state?.timeline,

@@ -3,6 +3,8 @@
  * byte-identical within a conversation: the awareness block is part of the cached system prompt.
  */
 
+import { stableStringify } from '../transcript/transcript.js';
+
 /** Appended to the system prompt on every call, whether a state exists or not, so the cached prefix never changes. */
 export const DEFAULT_AWARENESS_BLOCK = `## Memory of earlier turns
 Earlier turns may have been condensed. If so, the first user message holds a <session_state> JSON block:
@@ -51,9 +53,18 @@ export const DEFAULT_SUMMARIZER_PROMPT = `<previous_memory>
 
 Return the merged memory.`;
 
+/** JSON of arguments as the caller wrote them; with a cycle (which plain JSON cannot write), the cycle marked. */
+function jsonOf(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return stableStringify(value);
+  }
+}
+
 /** A short description of a tool call for placeholders: its name and its arguments, cut to `maxChars`. */
 export function describeToolCall(name: string, args: unknown, maxChars = 80): string {
-  const text = typeof args === 'string' ? args : JSON.stringify(args ?? {});
+  const text = typeof args === 'string' ? args : jsonOf(args ?? {});
   const compact = text.replace(/\s+/g, ' ');
   return `${name}(${compact.length > maxChars ? `${compact.slice(0, maxChars)}...` : compact})`;
 }

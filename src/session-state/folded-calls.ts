@@ -8,6 +8,12 @@ export const TOOL_CALLS_SHARE_OF_STATE = 0.15;
 /** Characters of a call's arguments an entry shows: enough to tell a `cat` from a `grep`, not the whole edit. */
 const ARGS_CHARS = 60;
 
+/** The first `length` characters of a text, one fewer when the cut would split a surrogate pair. */
+function cutAt(text: string, length: number): string {
+  const code = text.charCodeAt(length - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
+}
+
 /**
  * The entries of the tool calls in folded messages, one per call: `<call id> <tool>(<arguments, cut>)`, so a model
  * with the recall tool can ask for a folded result by its id. The calls of `skip` (this package's own tools) are left
@@ -19,7 +25,7 @@ export function foldedCallEntries(span: readonly Message[], skip: ReadonlySet<st
     for (const part of message.parts) {
       if (part.type !== 'tool-call' || skip.has(part.name)) continue;
       const args = stableStringify(part.args);
-      entries.push(`${part.id} ${part.name}(${args.length > ARGS_CHARS ? `${args.slice(0, ARGS_CHARS)}...` : args})`);
+      entries.push(`${part.id} ${part.name}(${args.length > ARGS_CHARS ? `${cutAt(args, ARGS_CHARS)}...` : args})`);
     }
   }
   return entries;
@@ -49,7 +55,8 @@ export function withoutEngineFields(state: SessionState): SessionState {
 
 /** The newest entries of a list of folded calls whose escaped JSON fits `maxTokens`: the oldest go first. */
 export function fitToolCalls(entries: readonly string[], maxTokens: number, meter: MessageMeter): string[] {
-  const tokens = (list: readonly string[]) => meter.countText(escapeJsonForTag(JSON.stringify(list)));
+  // measured as rendered: escaped, one entry per line
+  const tokens = (list: readonly string[]) => meter.countText(escapeJsonForTag(JSON.stringify(list, null, 1)));
   let kept = [...entries];
   let total = tokens(kept);
   while (kept.length > 0 && total > maxTokens) {

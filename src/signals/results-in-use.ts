@@ -25,10 +25,16 @@ const CHUNK = /[A-Za-z0-9_][\w./@:-]*/g;
 const NUMBER = /^\d+(?:\.\d+)?$/;
 const IDENTIFIER = /^[A-Za-z_]\w*$/;
 
+/**
+ * Whether a number says something specific: a decimal of four characters or more, or an integer of five digits or
+ * more. Four-digit integers (line numbers, years, ports) recur in unrelated outputs by coincidence.
+ */
+const specificNumber = (number: string) => (number.includes('.') ? number.length >= MIN_TERM : number.length >= 5);
+
 /** Whether a piece without separators is specific on its own: a long number, or a name with `_`, digits or a hump. */
 function specificPiece(piece: string): boolean {
   if (piece.length < MIN_TERM) return false;
-  if (NUMBER.test(piece)) return true;
+  if (NUMBER.test(piece)) return specificNumber(piece);
   if (!IDENTIFIER.test(piece)) return /\d/.test(piece) && /[A-Za-z]/.test(piece);
   return piece.includes('_') || /\d/.test(piece) || /[a-z][A-Z]/.test(piece) || /[A-Z]{2}[a-z]/.test(piece);
 }
@@ -37,7 +43,7 @@ function addTerms(chunk: string, terms: Set<string>): void {
   const trimmed = chunk.replace(/^[./@:-]+|[./@:-]+$/g, '');
   if (trimmed.length < MIN_TERM) return;
   if (NUMBER.test(trimmed)) {
-    terms.add(trimmed);
+    if (specificNumber(trimmed)) terms.add(trimmed);
     return;
   }
   const separator = trimmed.includes(':') ? ':' : trimmed.includes('/') ? '/' : undefined;
@@ -90,12 +96,17 @@ function resultTerms(message: Message | undefined, callId: string, memo: TermSet
   return NO_TERMS;
 }
 
-/** Every string and number inside a value (tool-call arguments), one per line: JSON escapes would glue terms. */
-function leaves(value: unknown, out: string[]): string[] {
+/**
+ * Every string and number inside a value (tool-call arguments), one per line: JSON escapes would glue terms. An object
+ * met again (a cycle, or shared) is read once.
+ */
+function leaves(value: unknown, out: string[], seen = new WeakSet<object>()): string[] {
   if (typeof value === 'string') out.push(value);
   else if (typeof value === 'number' || typeof value === 'bigint') out.push(String(value));
-  else if (Array.isArray(value)) for (const item of value) leaves(item, out);
-  else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) leaves(item, out);
+  else if (value !== null && typeof value === 'object' && !seen.has(value)) {
+    seen.add(value);
+    for (const item of Array.isArray(value) ? value : Object.values(value)) leaves(item, out, seen);
+  }
   return out;
 }
 

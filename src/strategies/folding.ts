@@ -30,8 +30,10 @@ function stateGrowth(budget: number, foldedTokens: number): number {
 export const ROOM_FOR_CALLS = 4;
 
 /**
- * The fold the budget asks for: down to `compressTo` in one cache break (or everything up to the latest user message
- * when forced). Undefined when nothing can be folded.
+ * The fold the budget asks for, in one cache break: at least down to `compressTo`, and deeper when the loop's recent
+ * calls grew by more than a quarter of the room between `compressTo` and `compressAt` each, so that four more such
+ * calls fit below the threshold (or everything up to the latest user message when forced). Undefined when nothing
+ * can be folded.
  */
 export function planBudgetFold({
   facts,
@@ -55,7 +57,11 @@ export function planBudgetFold({
   const growth = stateGrowth(limits.budget, layout.total(from, 0));
   // deep enough that the next several calls, growing as the last ones did, stay below the threshold: a loop whose
   // steps are large would otherwise fold again every call or two, each fold a rewrite of the cached prefix
-  const targetTokens = Math.min(limits.compressTo, limits.compressAt - ROOM_FOR_CALLS * layout.growthPerCall());
+  // (when four calls would not fit at all, as deep as the latest turn allows)
+  const targetTokens = Math.max(
+    0,
+    Math.min(limits.compressTo, limits.compressAt - ROOM_FOR_CALLS * layout.growthPerCall()),
+  );
   const cut = layout.chooseCut({
     covered: from,
     stateTokens: stateTokens + growth,
@@ -115,7 +121,9 @@ export function planSemanticFold({
     (boundary) => boundary.messageIndex > from && layout.isCut(boundary.messageIndex),
   );
   const deferWhileQuoted = options.deferWhileQuoted ?? DEFAULT_SEMANTIC_TRIGGER_OPTIONS.deferWhileQuoted;
-  const quoted = deferWhileQuoted && candidates.length > 0 ? inUse((candidates.at(-1) as Boundary).messageIndex) : [];
+  const deepest = candidates.at(-1)?.messageIndex ?? from;
+  // read once, at the first fold that would pay: most calls have none
+  let quoted: readonly ResultInUse[] | undefined;
   let deferred: { boundary: Boundary; freed: number; blocking: readonly ResultInUse[] } | undefined;
   for (const boundary of candidates.reverse()) {
     const folded = layout.total(from, 0) - layout.total(boundary.messageIndex, 0);
@@ -125,6 +133,7 @@ export function planSemanticFold({
     if (freed < minTokens || !pays) continue;
     // not finished after all while the work after it still quotes its results: hiding them now is the likeliest
     // way to make the agent fetch them again, and below the threshold nothing presses; a shallower segment may do
+    quoted ??= deferWhileQuoted ? inUse(deepest) : [];
     const blocking = quoted.filter(
       (result) => result.messageIndex < boundary.messageIndex && result.lastUse >= boundary.messageIndex,
     );
@@ -141,7 +150,7 @@ export function planSemanticFold({
         trigger: boundary.trigger,
         scope: { kind: 'messages', from, to: boundary.messageIndex },
         confidence: boundary.confidence,
-        details: `${boundary.details}; folded the finished segment (${boundary.messageIndex - from} messages), freeing about ${Math.round(freed)} tokens; expected savings ${Math.round(savings)} vs. a one-time cache rewrite costing ${Math.round(breakCost)}; the work after it quotes none of its results${held}`,
+        details: `${boundary.details}; folded the finished segment (${boundary.messageIndex - from} messages), freeing about ${Math.round(freed)} tokens; expected savings ${Math.round(savings)} vs. a one-time cache rewrite costing ${Math.round(breakCost)}${deferWhileQuoted ? '; the work after it quotes none of its results' : ''}${held}`,
       },
     };
   }

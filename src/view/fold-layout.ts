@@ -78,7 +78,10 @@ export class FoldLayout {
     }
     if (spans.length === 0) return 0;
     spans.sort((a, b) => a - b);
-    return spans[Math.floor(spans.length / 2)] as number;
+    const middle = Math.floor(spans.length / 2);
+    return spans.length % 2 === 1
+      ? (spans[middle] as number)
+      : ((spans[middle - 1] as number) + (spans[middle] as number)) / 2;
   }
 
   /**

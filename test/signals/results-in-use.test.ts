@@ -16,14 +16,14 @@ function inUse(messages: readonly Message[], from = 0, to = messages.length) {
 describe('specificTerms', () => {
   it('keeps paths, dotted names, identifiers with _, digits or inner capitals, and long numbers', () => {
     const terms = specificTerms(
-      'see src/billing/tax.py:120, np.ndarray, TAX_RATE, HAT023, NdarrayMixin, 2024, 1.25 and a table of Rows',
+      'see src/billing/tax.py:120, np.ndarray, TAX_RATE, HAT023, NdarrayMixin, 20245, 1.25 and a table of Rows in 2024',
     );
     for (const term of ['src/billing/tax.py:120', 'src/billing/tax.py', 'tax.py', 'np.ndarray', 'TAX_RATE']) {
       expect(terms).toContain(term);
     }
-    for (const term of ['HAT023', 'NdarrayMixin', '2024', '1.25']) expect(terms).toContain(term);
-    // plain words, short numbers and short names say nothing specific
-    for (const term of ['table', 'Rows', 'see', '120', 'and']) expect(terms).not.toContain(term);
+    for (const term of ['HAT023', 'NdarrayMixin', '20245', '1.25']) expect(terms).toContain(term);
+    // plain words, short names and numbers, four-digit integers (years, line numbers) say nothing specific
+    for (const term of ['table', 'Rows', 'see', '120', 'and', '2024']) expect(terms).not.toContain(term);
   });
 });
 
@@ -63,5 +63,17 @@ describe('findResultsInUse', () => {
       say('Each listing mentions module_registry.'),
     ];
     expect(inUse(messages)).toEqual([]);
+  });
+
+  it('reads tool-call arguments with a cycle without failing', () => {
+    const args: Record<string, unknown> = { command: 'cat src/compute_total_v2.py' };
+    args.self = args;
+    const messages = [
+      user('Find why the invoice total is wrong.'),
+      ...bash('c1', 'grep -rn total src', 'src/invoice.py:42: total = compute_total_v2(lines)'),
+      call('c2', 'bash', args),
+      result('c2', 'bash', 'def run(): pass'),
+    ];
+    expect(inUse(messages).map((each) => each.callId)).toEqual(['c1']);
   });
 });
