@@ -2,7 +2,7 @@ import type { MessageMeter } from '../counting/message-meter.js';
 import type { SummarizerError } from '../errors.js';
 import type { EngineSettings } from '../options/engine-settings.js';
 import { EMPTY_SESSION_STATE, type SessionState } from '../session-state/session-state.js';
-import { findResultsInUse, type TermSetMemo } from '../signals/results-in-use.js';
+import type { ResultInUse } from '../signals/results-in-use.js';
 import type { ProvisionalDrop } from '../store/state-records.js';
 import { cacheEconomics } from '../strategies/cache-economics.js';
 import { applyDrop, planDrop } from '../strategies/dropping.js';
@@ -30,13 +30,13 @@ export interface DecideStages {
     readonly placeholderTokens: Memo<number>;
     readonly descriptions: CallDescriptions;
     readonly terms: TermMemo;
-    /** Specific terms by message and tool-result part, for the results the assistant still quotes. */
-    readonly specificTerms: TermSetMemo;
   };
   readonly folds: FoldRunner;
   project(facts: CallFacts, point: CompressionPoint): Projection;
   total(projection: Projection, point: CompressionPoint): number;
   stateTokens(state: SessionState | undefined): number;
+  /** The results in `[from, to)` the assistant quoted after they came (`findResultsInUse`), read incrementally. */
+  quoted(facts: CallFacts, from: number, to: number): readonly ResultInUse[];
   /** The segment boundaries of the call's history, found incrementally per conversation. */
   boundaries(facts: CallFacts, options: SemanticTriggerOptions): readonly Boundary[];
 }
@@ -155,14 +155,9 @@ export async function decide(
           boundaries: () => stages.boundaries(facts, semantic),
           // a result the prompt hides already (masked, redacted at the model's request) holds no fold back
           inUse: (to) =>
-            findResultsInUse({
-              messages: facts.messages,
-              system: facts.system,
-              sites: facts.sites,
-              from: point.coveredCount,
-              to,
-              memo: stages.memos.specificTerms,
-            }).filter((result) => !point.masked.has(result.key) && !facts.redactions.has(result.key)),
+            stages
+              .quoted(facts, point.coveredCount, to)
+              .filter((result) => !point.masked.has(result.key) && !facts.redactions.has(result.key)),
           onDeferred: (decision) => {
             if (!deferred.some((each) => each.details === decision.details)) deferred.push(decision);
           },

@@ -20,6 +20,7 @@ import { RecallStage } from '../recall/recall-stage.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../recall/render-recall.js';
 import { sessionStateMessages } from '../session-state/render-session-state.js';
 import type { SessionState } from '../session-state/session-state.js';
+import { ResultsInUse } from '../signals/results-in-use.js';
 import { StepAnalyses } from '../signals/step-analyses.js';
 import { DEFAULT_STORE_TIMEOUT_MS, guardedStore } from '../store/guarded-store.js';
 import { type StateRecord, StateRecords } from '../store/state-records.js';
@@ -68,7 +69,7 @@ export class CompressionEngine {
   private readonly siteIndex = new ResultSiteIndex();
   private readonly segments = new SegmentBoundaries();
   private readonly termMemo = new LRUCache<string, Map<string, number>>({ max: 5_000 });
-  private readonly specificTermMemo = new WeakMap<object, ReadonlySet<string>>();
+  private readonly resultsInUse = new ResultsInUse();
   private readonly placeholderTokens = new LRUCache<string, number>({ max: EDITED_MESSAGE_CACHE_SIZE });
   private readonly statePairs = new WeakMap<SessionState, readonly Message[]>();
   private readonly recalls: RecallStage;
@@ -132,12 +133,21 @@ export class CompressionEngine {
         placeholderTokens: this.placeholderTokens,
         descriptions: this.projectionCache.descriptions,
         terms: this.termMemo,
-        specificTerms: this.specificTermMemo,
       },
       folds: this.folds,
       project: (facts, point) => this.project(facts, point),
       total: (projection, point) => this.total(projection, point),
       stateTokens: (state) => this.stateTokens(state),
+      quoted: (facts, from, to) =>
+        this.resultsInUse.find({
+          conversation: facts.conversation,
+          messages: facts.messages,
+          prefixHashes: facts.prefixHashes,
+          system: facts.system,
+          sites: facts.sites,
+          from,
+          to,
+        }),
       boundaries: (facts, semantic) =>
         this.segments.find({
           conversation: facts.conversation,

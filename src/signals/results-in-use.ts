@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { ResultSite } from '../transcript/result-sites.js';
 import { type Message, partText } from '../transcript/transcript.js';
 
@@ -27,10 +28,10 @@ const NUMBER = /^\d+(?:\.\d+)?$/;
 const IDENTIFIER = /^[A-Za-z_]\w*$/;
 
 /**
- * Whether a number says something specific: a decimal of four characters or more, or an integer of five digits or
- * more. Four-digit integers (line numbers, years, ports) recur in unrelated outputs by coincidence.
+ * Whether a number says something specific: four characters or more (an id, an amount, a line number). A number that
+ * recurs by coincidence (a year, a port) is left out by rarity: in more than two results it is no result's own.
  */
-const specificNumber = (number: string) => (number.includes('.') ? number.length >= MIN_TERM : number.length >= 5);
+const specificNumber = (number: string) => number.length >= MIN_TERM;
 
 /** Whether a piece without separators is specific on its own: a long number, or a name with `_`, digits or a hump. */
 function specificPiece(piece: string): boolean {
@@ -125,6 +126,93 @@ function said(message: Message): string {
 const messageTerms = (message: Message, memo: TermSetMemo | undefined) => termsOf(message, () => said(message), memo);
 
 /**
+ * What a scan of a history's first `count` messages learned: in how many results each term is, the terms known
+ * without any result (the system prompt, the first user message), and the first dialogue message and the last
+ * assistant message writing each term. Append-only: a longer history extends it.
+ */
+interface TermScan {
+  count: number;
+  /** Hash of the scanned prefix (`prefixHashes[count]`), to tell the same history from another. */
+  hash: number | undefined;
+  sitesScanned: number;
+  firstUserSeen: boolean;
+  readonly resultsWith: Map<string, number>;
+  readonly known: Set<string>;
+  readonly firstSaid: Map<string, number>;
+  readonly lastWritten: Map<string, number>;
+}
+
+function newScan(system: readonly Message[], memo: TermSetMemo | undefined): TermScan {
+  const known = new Set<string>();
+  for (const message of system) for (const term of messageTerms(message, memo)) known.add(term);
+  return {
+    count: 0,
+    hash: undefined,
+    sitesScanned: 0,
+    firstUserSeen: false,
+    resultsWith: new Map(),
+    known,
+    firstSaid: new Map(),
+    lastWritten: new Map(),
+  };
+}
+
+/** Extends `scan` over the messages and results from where it stopped to the end of `messages`. */
+function extendScan(
+  scan: TermScan,
+  messages: readonly Message[],
+  sites: readonly ResultSite[],
+  memo: TermSetMemo | undefined,
+): void {
+  for (; scan.sitesScanned < sites.length; scan.sitesScanned++) {
+    const site = sites[scan.sitesScanned] as ResultSite;
+    for (const term of resultTerms(messages[site.messageIndex], site.callId, memo)) {
+      scan.resultsWith.set(term, (scan.resultsWith.get(term) ?? 0) + 1);
+    }
+  }
+  for (let index = scan.count; index < messages.length; index++) {
+    const message = messages[index] as Message;
+    if (message.role !== 'user' && message.role !== 'assistant') continue;
+    const terms = messageTerms(message, memo);
+    if (message.role === 'user' && !scan.firstUserSeen) {
+      scan.firstUserSeen = true;
+      for (const term of terms) scan.known.add(term);
+    }
+    for (const term of terms) {
+      if (!scan.firstSaid.has(term)) scan.firstSaid.set(term, index);
+      if (message.role === 'assistant') scan.lastWritten.set(term, index);
+    }
+  }
+  scan.count = messages.length;
+}
+
+/** The quoted results among the sites of `[from, to)`, read off a scan of the whole history. */
+function quotedIn(
+  scan: TermScan,
+  messages: readonly Message[],
+  sites: readonly ResultSite[],
+  from: number,
+  to: number,
+  memo: TermSetMemo | undefined,
+): ResultInUse[] {
+  const inUse: ResultInUse[] = [];
+  for (const site of sites) {
+    if (site.messageIndex < from || site.messageIndex >= to) continue;
+    let found: ResultInUse | undefined;
+    for (const term of resultTerms(messages[site.messageIndex], site.callId, memo)) {
+      if ((scan.resultsWith.get(term) ?? 0) > MAX_RESULTS_WITH_TERM || scan.known.has(term)) continue;
+      if ((scan.firstSaid.get(term) ?? Number.POSITIVE_INFINITY) < site.messageIndex) continue;
+      const lastUse = scan.lastWritten.get(term) ?? -1;
+      if (lastUse > site.messageIndex && (!found || lastUse > found.lastUse)) {
+        found = { key: site.key, callId: site.callId, messageIndex: site.messageIndex, term, lastUse };
+      }
+    }
+    if (found) inUse.push(found);
+  }
+  return inUse;
+}
+
+/**
  * The results among `sites` with `from <= messageIndex < to` that the assistant quoted after they came: a term of the
  * result that is specific to it (in at most two results of the history, not in the system prompt or the first user
  * message, and written by no user or assistant message before the result: the agent knew it without the result)
@@ -145,40 +233,57 @@ export function findResultsInUse({
   to: number;
   memo?: TermSetMemo;
 }): ResultInUse[] {
-  const inRange = sites.filter((site) => site.messageIndex >= from && site.messageIndex < to);
-  if (inRange.length === 0) return [];
-  const resultsWith = new Map<string, number>();
-  for (const site of sites) {
-    for (const term of resultTerms(messages[site.messageIndex], site.callId, memo)) {
-      resultsWith.set(term, (resultsWith.get(term) ?? 0) + 1);
+  if (!sites.some((site) => site.messageIndex >= from && site.messageIndex < to)) return [];
+  const scan = newScan(system, memo);
+  extendScan(scan, messages, sites, memo);
+  return quotedIn(scan, messages, sites, from, to, memo);
+}
+
+/** Conversations whose scans are kept. */
+const CONVERSATIONS = 64;
+
+/**
+ * `findResultsInUse` for the calls of an engine: the scan of each conversation is kept and extended by the messages a
+ * call adds (the same result as a scan from scratch: every map is append-only), and started over when the history is
+ * not the one scanned (an edit, a fork).
+ */
+export class ResultsInUse {
+  private readonly scans = new LRUCache<string, TermScan>({ max: CONVERSATIONS });
+
+  constructor(private readonly memo: TermSetMemo = new WeakMap()) {}
+
+  find({
+    conversation,
+    messages,
+    prefixHashes,
+    system,
+    sites,
+    from,
+    to,
+  }: {
+    /** The key of the conversation (namespace, first message, system prompt and tools). */
+    conversation: string;
+    messages: readonly Message[];
+    /** `prefixHashes[k]`: the hash of the first k messages. */
+    prefixHashes: readonly number[];
+    system: readonly Message[];
+    sites: readonly ResultSite[];
+    from: number;
+    to: number;
+  }): ResultInUse[] {
+    if (!sites.some((site) => site.messageIndex >= from && site.messageIndex < to)) return [];
+    let scan = this.scans.get(conversation);
+    if (
+      !scan ||
+      scan.count > messages.length ||
+      scan.hash !== prefixHashes[scan.count] ||
+      scan.sitesScanned > sites.length
+    ) {
+      scan = newScan(system, this.memo);
+      this.scans.set(conversation, scan);
     }
+    extendScan(scan, messages, sites, this.memo);
+    scan.hash = prefixHashes[scan.count];
+    return quotedIn(scan, messages, sites, from, to, this.memo);
   }
-  const known = new Set<string>();
-  for (const message of system) for (const term of messageTerms(message, memo)) known.add(term);
-  const firstUser = messages.find((message) => message.role === 'user');
-  if (firstUser) for (const term of messageTerms(firstUser, memo)) known.add(term);
-  // the first dialogue message writing each term, and the last assistant message writing it
-  const firstSaid = new Map<string, number>();
-  const lastWritten = new Map<string, number>();
-  messages.forEach((message, index) => {
-    if (message.role !== 'user' && message.role !== 'assistant') return;
-    for (const term of messageTerms(message, memo)) {
-      if (!firstSaid.has(term)) firstSaid.set(term, index);
-      if (message.role === 'assistant') lastWritten.set(term, index);
-    }
-  });
-  const inUse: ResultInUse[] = [];
-  for (const site of inRange) {
-    let found: ResultInUse | undefined;
-    for (const term of resultTerms(messages[site.messageIndex], site.callId, memo)) {
-      if ((resultsWith.get(term) ?? 0) > MAX_RESULTS_WITH_TERM || known.has(term)) continue;
-      if ((firstSaid.get(term) ?? Number.POSITIVE_INFINITY) < site.messageIndex) continue;
-      const lastUse = lastWritten.get(term) ?? -1;
-      if (lastUse > site.messageIndex && (!found || lastUse > found.lastUse)) {
-        found = { key: site.key, callId: site.callId, messageIndex: site.messageIndex, term, lastUse };
-      }
-    }
-    if (found) inUse.push(found);
-  }
-  return inUse;
 }

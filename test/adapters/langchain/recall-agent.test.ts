@@ -66,6 +66,41 @@ describe('the recall tool in a createAgent loop', () => {
     );
   });
 
+  it('lists the calls a fold took out in the state, and the model recalls one by the id it finds there', async () => {
+    const reads = 8;
+    let model = fakeModel();
+    for (let step = 0; step < reads; step++) {
+      model = model.respond(
+        new AIMessage({
+          content: `Reading file ${step}.`,
+          tool_calls: [{ name: 'read_file', args: { path: `src/file${step}.ts` }, id: `call-${step}` }],
+        }),
+      );
+    }
+    model = model
+      .respond(
+        new AIMessage({
+          content: 'The state lists call-0.',
+          tool_calls: [{ name: 'fetch_hidden', args: { toolCallIds: ['call-0'] }, id: 'recall-1' }],
+        }),
+      )
+      .respond(new AIMessage('Done.'));
+    const agent = createAgent({
+      model,
+      tools: [readFile, recallTool({ name: 'fetch_hidden' })],
+      middleware: [contextCompressionMiddleware({ contextWindow: 6_000, reserveOutputTokens: 500, masking: false })],
+    });
+    await agent.invoke({ messages: [new HumanMessage('Find where value7 is defined.')] });
+    const before = model.calls[reads]?.messages ?? [];
+    const after = model.calls[reads + 1]?.messages ?? [];
+    // call-0 was folded: its result is out of the prompt, and the state names the call
+    expect(resultOf(before, 'call-0')).toBeUndefined();
+    const state = before.find((message) => message.text.includes('<session_state>'))?.text ?? '';
+    expect(state).toContain('"toolCalls"');
+    expect(state).toContain('call-0 read_file({\\"path\\":\\"src/file0.ts\\"})');
+    expect(resultOf(after, 'recall-1')).toContain(fileContent('src/file0.ts'));
+  });
+
   it('outside createAgent, reads the conversation from the source it is given', async () => {
     const history: BaseMessage[] = [
       new HumanMessage('Go.'),
