@@ -140,6 +140,11 @@ interface TermScan {
   readonly known: Set<string>;
   readonly firstSaid: Map<string, number>;
   readonly lastWritten: Map<string, number>;
+  /**
+   * Per result (by key), its terms that no message before it wrote: fixed once the messages before it are scanned,
+   * so a query looks at these few and not at every term of every result in its range.
+   */
+  readonly unsaid: Map<string, readonly string[]>;
 }
 
 function newScan(system: readonly Message[], memo: TermSetMemo | undefined): TermScan {
@@ -154,6 +159,7 @@ function newScan(system: readonly Message[], memo: TermSetMemo | undefined): Ter
     known,
     firstSaid: new Map(),
     lastWritten: new Map(),
+    unsaid: new Map(),
   };
 }
 
@@ -198,10 +204,16 @@ function quotedIn(
   const inUse: ResultInUse[] = [];
   for (const site of sites) {
     if (site.messageIndex < from || site.messageIndex >= to) continue;
+    let unsaid = scan.unsaid.get(site.key);
+    if (!unsaid) {
+      unsaid = [...resultTerms(messages[site.messageIndex], site.callId, memo)].filter(
+        (term) => (scan.firstSaid.get(term) ?? Number.POSITIVE_INFINITY) >= site.messageIndex,
+      );
+      scan.unsaid.set(site.key, unsaid);
+    }
     let found: ResultInUse | undefined;
-    for (const term of resultTerms(messages[site.messageIndex], site.callId, memo)) {
+    for (const term of unsaid) {
       if ((scan.resultsWith.get(term) ?? 0) > MAX_RESULTS_WITH_TERM || scan.known.has(term)) continue;
-      if ((scan.firstSaid.get(term) ?? Number.POSITIVE_INFINITY) < site.messageIndex) continue;
       const lastUse = scan.lastWritten.get(term) ?? -1;
       if (lastUse > site.messageIndex && (!found || lastUse > found.lastUse)) {
         found = { key: site.key, callId: site.callId, messageIndex: site.messageIndex, term, lastUse };
