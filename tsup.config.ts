@@ -5,6 +5,7 @@ export default defineConfig({
     index: 'src/index.ts',
     'ai-sdk': 'adapters/ai-sdk/index.ts',
     langchain: 'adapters/langchain/index.ts',
+    'stores/redis': 'src/stores/redis.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,
@@ -13,7 +14,7 @@ export default defineConfig({
   target: 'node20',
   // import.meta.url in the CommonJS build: tiktokenCounter() resolves tiktoken from this package's location
   shims: true,
-  external: ['ai', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@langchain/core', 'langchain'],
+  external: ['ai', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@langchain/core', 'langchain', 'redis'],
   // small ESM-only text helpers of the recall index, bundled so the CommonJS build needs no require() of ESM
   noExternal: ['stemmer', 'stopword'],
 });

@@ -1,0 +1,129 @@
+import { createClient } from 'redis';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { approximateCounter } from '../../src/counting/token-counter.js';
+import { CompressionEngine } from '../../src/engine/engine.js';
+import type { CompressionErrorEvent } from '../../src/engine/events.js';
+import { redisStore } from '../../src/store/redis-store.js';
+import { memoryStateStore, type StateStore } from '../../src/store/state-store.js';
+import type { Message } from '../../src/transcript/transcript.js';
+import { SYSTEM } from '../helpers/fixtures.js';
+import { describeStoreSuite } from './store-suite.js';
+
+/**
+ * The shared store suite against each store. Stores of servers run against the real server; where none answers the
+ * suite is skipped with the reason printed, unless CC_REQUIRE_SERVICES is set (as CI sets it): then it fails.
+ */
+const REDIS_URL = process.env.CC_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+async function reachable(check: () => Promise<unknown>): Promise<string | undefined> {
+  try {
+    await Promise.race([
+      check(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('no answer in 2 s')), 2_000)),
+    ]);
+    return undefined;
+  } catch (error) {
+    const reason = `no server at ${REDIS_URL} (${(error as Error).message})`;
+    if (process.env.CC_REQUIRE_SERVICES) throw new Error(`CC_REQUIRE_SERVICES is set, but ${reason}`);
+    return reason;
+  }
+}
+
+const redisDown = await reachable(async () => {
+  const client = createClient({ url: REDIS_URL, socket: { reconnectStrategy: false, connectTimeout: 1_500 } });
+  client.on('error', () => {});
+  await client.connect();
+  await client.ping();
+  await client.close();
+});
+
+describeStoreSuite('memoryStateStore', async () => ({ store: memoryStateStore(), close: async () => {} }), {
+  serializes: false,
+});
+
+describeStoreSuite(
+  'redisStore',
+  async () => {
+    const raw = createClient({ url: REDIS_URL });
+    raw.on('error', () => {});
+    await raw.connect();
+    const store = redisStore({ url: REDIS_URL });
+    return {
+      store,
+      corrupt: async (key) => {
+        await raw.set(key, '{"version": 3, "cut off');
+      },
+      close: async () => {
+        await store.close();
+        await raw.close();
+      },
+    };
+  },
+  { skip: redisDown },
+);
+
+describe.skipIf(redisDown !== undefined)('redisStore under the engine', () => {
+  const history = (turns: number): Message[] =>
+    Array.from({ length: turns * 2 }, (_, index) => ({
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      parts: [{ type: 'text', text: `Turn ${index}: ${'a detail worth keeping '.repeat(30)}` }],
+    }));
+  // one namespace for the engines of a test (as two processes of one service), a new one for each test
+  let namespace = '';
+  beforeEach(() => {
+    namespace = `cc-test-${process.pid}-${Date.now()}-${Math.random()}`;
+  });
+  const engineOn = (store: StateStore, errors: CompressionErrorEvent[] = []) =>
+    new CompressionEngine({
+      contextWindow: 4_000,
+      reserveOutputTokens: 500,
+      tokenCounter: approximateCounter(),
+      store,
+      namespace,
+      onError: (event) => errors.push(event),
+    });
+  const call = (engine: CompressionEngine, messages: readonly Message[]) =>
+    engine.compress({ transcript: { system: SYSTEM, tools: [], messages }, modelId: 'test-model' });
+
+  it('a second instance on the same Redis finds the state the first one made, with no summarizer call', async () => {
+    const first = redisStore({ url: REDIS_URL });
+    const second = redisStore({ url: REDIS_URL });
+    try {
+      const messages = history(30);
+      const made = await call(engineOn(first), messages);
+      expect(made.event?.messagesFolded).toBeGreaterThan(0);
+      const again = await call(engineOn(second), messages);
+      expect(again.event?.messagesFolded ?? 0).toBe(0);
+      expect(again.event?.reusedState ?? true).toBe(true);
+      expect(JSON.stringify(again.messages)).toBe(JSON.stringify(made.messages));
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it('a corrupted record is reported and treated as absent: the call goes on', async () => {
+    const store = redisStore({ url: REDIS_URL });
+    const raw = createClient({ url: REDIS_URL });
+    raw.on('error', () => {});
+    await raw.connect();
+    try {
+      const errors: CompressionErrorEvent[] = [];
+      const engine = engineOn(store, errors);
+      const messages = history(30);
+      const made = await call(engine, messages);
+      expect(made.event?.messagesFolded).toBeGreaterThan(0);
+      // every record this conversation stored, written over with something that is not JSON
+      const keys: string[] = [];
+      for await (const batch of raw.scanIterator({ MATCH: 'cc:*', COUNT: 500 })) keys.push(...batch);
+      for (const key of keys) await raw.set(key, '{"version": 3, "cut');
+      const fresh = engineOn(store, errors);
+      const out = await call(fresh, messages);
+      expect(out.messages.length).toBeGreaterThan(0);
+      expect(errors.some((event) => event.fallback === 'without-store')).toBe(true);
+    } finally {
+      await store.close();
+      await raw.close();
+    }
+  });
+});
