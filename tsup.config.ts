@@ -6,6 +6,7 @@ export default defineConfig({
     'ai-sdk': 'adapters/ai-sdk/index.ts',
     langchain: 'adapters/langchain/index.ts',
     'stores/redis': 'src/stores/redis.ts',
+    'stores/postgres': 'src/stores/postgres.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,
@@ -14,7 +15,7 @@ export default defineConfig({
   target: 'node20',
   // import.meta.url in the CommonJS build: tiktokenCounter() resolves tiktoken from this package's location
   shims: true,
-  external: ['ai', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@langchain/core', 'langchain', 'redis'],
+  external: ['ai', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@langchain/core', 'langchain', 'redis', 'pg'],
   // small ESM-only text helpers of the recall index, bundled so the CommonJS build needs no require() of ESM
   noExternal: ['stemmer', 'stopword'],
 });

@@ -1,4 +1,4 @@
-import type { StateStore, StateStoreSetOptions } from './state-store.js';
+import type { ClosableStateStore, StateStoreSetOptions } from './state-store.js';
 
 /**
  * The part of a node-redis client (`redis` v5, `createClient()`) the store uses. A client the caller made is used as
@@ -19,9 +19,6 @@ export interface RedisStoreClient {
 export type RedisStoreOptions =
   | { readonly client: RedisStoreClient; readonly url?: undefined }
   | { readonly url: string; readonly client?: undefined };
-
-/** A store with a `close()` that frees what the store opened. */
-export type ClosableStateStore = Required<StateStore> & { close(): Promise<void> };
 
 /** Characters with a meaning in a Redis `MATCH` pattern, escaped to match themselves. */
 const GLOB = /[*?[\]\\^-]/g;

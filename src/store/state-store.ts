@@ -19,6 +19,9 @@ export interface StateStore {
   deletePrefix?(prefix: string): Promise<number>;
 }
 
+/** A store with every operation and a `close()` that frees what the store itself opened (a pool, a connection). */
+export type ClosableStateStore = Required<StateStore> & { close(): Promise<void> };
+
 /** Options of the in-memory store. */
 export interface MemoryStateStoreOptions {
   /**

@@ -1,8 +1,10 @@
+import pg from 'pg';
 import { createClient } from 'redis';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { approximateCounter } from '../../src/counting/token-counter.js';
 import { CompressionEngine } from '../../src/engine/engine.js';
 import type { CompressionErrorEvent } from '../../src/engine/events.js';
+import { postgresStore } from '../../src/store/postgres-store.js';
 import { redisStore } from '../../src/store/redis-store.js';
 import { memoryStateStore, type StateStore } from '../../src/store/state-store.js';
 import type { Message } from '../../src/transcript/transcript.js';
@@ -14,8 +16,11 @@ import { describeStoreSuite } from './store-suite.js';
  * suite is skipped with the reason printed, unless CC_REQUIRE_SERVICES is set (as CI sets it): then it fails.
  */
 const REDIS_URL = process.env.CC_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const POSTGRES_URL = process.env.CC_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** The table of the Postgres tests: their own, so a user's data is never touched. */
+const POSTGRES_TABLE = 'context_compression_state_test';
 
-async function reachable(check: () => Promise<unknown>): Promise<string | undefined> {
+async function reachable(url: string, check: () => Promise<unknown>): Promise<string | undefined> {
   try {
     await Promise.race([
       check(),
@@ -23,18 +28,25 @@ async function reachable(check: () => Promise<unknown>): Promise<string | undefi
     ]);
     return undefined;
   } catch (error) {
-    const reason = `no server at ${REDIS_URL} (${(error as Error).message})`;
+    const reason = `no server at ${url} (${(error as Error).message})`;
     if (process.env.CC_REQUIRE_SERVICES) throw new Error(`CC_REQUIRE_SERVICES is set, but ${reason}`);
     return reason;
   }
 }
 
-const redisDown = await reachable(async () => {
+const redisDown = await reachable(REDIS_URL, async () => {
   const client = createClient({ url: REDIS_URL, socket: { reconnectStrategy: false, connectTimeout: 1_500 } });
   client.on('error', () => {});
   await client.connect();
   await client.ping();
   await client.close();
+});
+
+const postgresDown = await reachable(POSTGRES_URL, async () => {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 1_500 });
+  await client.connect();
+  await client.query('SELECT 1');
+  await client.end();
 });
 
 describeStoreSuite('memoryStateStore', async () => ({ store: memoryStateStore(), close: async () => {} }), {
@@ -61,6 +73,53 @@ describeStoreSuite(
   },
   { skip: redisDown },
 );
+
+describeStoreSuite(
+  'postgresStore',
+  async () => {
+    const raw = new pg.Pool({ connectionString: POSTGRES_URL, max: 2 });
+    const store = postgresStore({ connectionString: POSTGRES_URL, table: POSTGRES_TABLE });
+    return {
+      store,
+      corrupt: async (key) => {
+        await store.set(key, 'placeholder');
+        await raw.query(`UPDATE ${POSTGRES_TABLE} SET value = $2 WHERE key = $1`, [key, '{"version": 3, "cut off']);
+      },
+      close: async () => {
+        await store.close();
+        await raw.end();
+      },
+    };
+  },
+  { skip: postgresDown },
+);
+
+describe('postgresStore options', () => {
+  it('names what to pass when it gets neither a pool nor a connection string, and refuses an unsafe table name', () => {
+    expect(() => postgresStore({} as never)).toThrow(/pass \{ pool \}/);
+    expect(() => postgresStore({ connectionString: POSTGRES_URL, table: 'state; DROP TABLE users' })).toThrow(
+      /schema\.name/,
+    );
+  });
+});
+
+describe.skipIf(postgresDown !== undefined)('postgresStore on a pool of the caller', () => {
+  it('creates its table in the schema given and leaves the pool open on close()', async () => {
+    const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 2 });
+    try {
+      await pool.query('CREATE SCHEMA IF NOT EXISTS cc_test_schema');
+      const store = postgresStore({ pool, table: 'cc_test_schema.state' });
+      await store.set('k', { a: 1 });
+      await store.close();
+      const { rows } = await pool.query("SELECT obj_description('cc_test_schema.state'::regclass) AS comment");
+      expect(rows[0]?.comment).toBe('context-compression state v1');
+      expect(await postgresStore({ pool, table: 'cc_test_schema.state' }).get('k')).toEqual({ a: 1 });
+    } finally {
+      await pool.query('DROP SCHEMA IF EXISTS cc_test_schema CASCADE');
+      await pool.end();
+    }
+  });
+});
 
 describe.skipIf(redisDown !== undefined)('redisStore under the engine', () => {
   const history = (turns: number): Message[] =>

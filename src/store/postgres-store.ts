@@ -1,0 +1,105 @@
+import type { ClosableStateStore, StateStoreSetOptions } from './state-store.js';
+
+/** The part of a `pg` pool (or client) the store uses. */
+export interface PostgresStoreQueryable {
+  query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>>; rowCount: number | null }>;
+  end?(): Promise<void>;
+}
+
+/** Options of `postgresStore`: a `pg` pool of the caller's, or a connection string to make one from, and the table. */
+export type PostgresStoreOptions = (
+  | { readonly pool: PostgresStoreQueryable; readonly connectionString?: undefined }
+  | { readonly connectionString: string; readonly pool?: undefined }
+) & {
+  /** The table of the records, created when missing; a name, optionally schema-qualified. @default 'context_compression_state' */
+  readonly table?: string;
+};
+
+/** The default table. */
+export const DEFAULT_POSTGRES_TABLE = 'context_compression_state';
+
+/** A table name the store accepts: `name` or `schema.name`, letters, digits and underscores. */
+const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+
+/** Expired rows are deleted on every this many writes of one store. */
+const SWEEP_EVERY_WRITES = 100;
+
+/**
+ * A state store in PostgreSQL (`pg`, an optional peer dependency: `npm install pg`). One row per record: the key, the
+ * value as JSON text (text, not `jsonb`: the value comes back byte for byte, and `jsonb` refuses `\u0000`), and when
+ * it expires. The table is created on first use (`CREATE TABLE IF NOT EXISTS`, with an index on the expiry); its
+ * shape is versioned by the table's comment (`context-compression state v1`), so a later version can migrate it
+ * in place. Expired rows are never read and are deleted every 100 writes; `deletePrefix` deletes by `LIKE`.
+ */
+export function postgresStore(options: PostgresStoreOptions): ClosableStateStore {
+  if (!options || (options.pool === undefined && typeof options.connectionString !== 'string')) {
+    throw new TypeError(
+      'postgresStore: pass { pool } (a pg Pool) or { connectionString } ("postgres://user@host:5432/db")',
+    );
+  }
+  const table = options.table ?? DEFAULT_POSTGRES_TABLE;
+  if (!TABLE_NAME.test(table)) {
+    throw new TypeError(`postgresStore: the table must be a name or schema.name (letters, digits, _), not ${table}`);
+  }
+  const own = options.pool === undefined;
+  const quoted = table
+    .split('.')
+    .map((part) => `"${part}"`)
+    .join('.');
+  const index = `"${table.replace('.', '_')}_expires_at"`;
+  let ready: Promise<PostgresStoreQueryable> | undefined;
+  let writes = 0;
+  const pool = (): Promise<PostgresStoreQueryable> => {
+    ready ??= (async () => {
+      const client: PostgresStoreQueryable =
+        options.pool ?? new (await import('pg')).default.Pool({ connectionString: options.connectionString });
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${quoted} (key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz)`,
+      );
+      await client.query(`CREATE INDEX IF NOT EXISTS ${index} ON ${quoted} (expires_at)`);
+      await client.query(`COMMENT ON TABLE ${quoted} IS 'context-compression state v1'`);
+      return client;
+    })();
+    // a failed start is tried again by the next operation
+    ready.catch(() => {
+      ready = undefined;
+    });
+    return ready;
+  };
+  return {
+    async get(key) {
+      const { rows } = await (await pool()).query(
+        `SELECT value FROM ${quoted} WHERE key = $1 AND (expires_at IS NULL OR expires_at > now())`,
+        [key],
+      );
+      const text = rows[0]?.value;
+      if (text === undefined || text === null) return undefined;
+      if (typeof text !== 'string') throw new TypeError(`postgresStore: the value of ${key} is not text`);
+      return JSON.parse(text);
+    },
+    async set(key: string, value: unknown, setOptions?: StateStoreSetOptions) {
+      const client = await pool();
+      const ttl = setOptions?.ttlMs;
+      await client.query(
+        `INSERT INTO ${quoted} (key, value, expires_at)
+         VALUES ($1, $2, CASE WHEN $3::float8 IS NULL THEN NULL ELSE now() + $3::float8 * interval '1 millisecond' END)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
+        [key, JSON.stringify(value), ttl && ttl > 0 ? ttl : null],
+      );
+      if (++writes % SWEEP_EVERY_WRITES === 0) {
+        await client.query(`DELETE FROM ${quoted} WHERE expires_at <= now()`);
+      }
+    },
+    async deletePrefix(prefix) {
+      const pattern = `${prefix.replace(/[\\%_]/g, '\\$&')}%`;
+      const result = await (await pool()).query(`DELETE FROM ${quoted} WHERE key LIKE $1 ESCAPE '\\'`, [pattern]);
+      return result.rowCount ?? 0;
+    },
+    async close() {
+      if (!own || !ready) return;
+      const client = await ready.catch(() => undefined);
+      ready = undefined;
+      await client?.end?.();
+    },
+  };
+}
