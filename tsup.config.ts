@@ -7,6 +7,7 @@ export default defineConfig({
     langchain: 'adapters/langchain/index.ts',
     'stores/redis': 'src/stores/redis.ts',
     'stores/postgres': 'src/stores/postgres.ts',
+    'stores/unstorage': 'src/stores/unstorage.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

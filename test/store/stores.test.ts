@@ -1,5 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { createClient } from 'redis';
+import { createStorage } from 'unstorage';
+import fsDriver from 'unstorage/drivers/fs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { approximateCounter } from '../../src/counting/token-counter.js';
 import { CompressionEngine } from '../../src/engine/engine.js';
@@ -7,6 +12,7 @@ import type { CompressionErrorEvent } from '../../src/engine/events.js';
 import { postgresStore } from '../../src/store/postgres-store.js';
 import { redisStore } from '../../src/store/redis-store.js';
 import { memoryStateStore, type StateStore } from '../../src/store/state-store.js';
+import { unstorageStore } from '../../src/store/unstorage-store.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { SYSTEM } from '../helpers/fixtures.js';
 import { describeStoreSuite } from './store-suite.js';
@@ -47,6 +53,34 @@ const postgresDown = await reachable(POSTGRES_URL, async () => {
   await client.connect();
   await client.query('SELECT 1');
   await client.end();
+});
+
+describeStoreSuite('unstorageStore (memory driver)', async () => {
+  const storage = createStorage();
+  return {
+    store: unstorageStore(storage),
+    corrupt: async (key) => {
+      await storage.setItem(key, '{"version": 3, "cut off');
+    },
+    close: async () => {
+      await storage.dispose();
+    },
+  };
+});
+
+describeStoreSuite('unstorageStore (fs driver)', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'cc-unstorage-'));
+  const storage = createStorage({ driver: fsDriver({ base: dir }) });
+  return {
+    store: unstorageStore(storage),
+    corrupt: async (key) => {
+      await storage.setItem(key, 'not what the store writes');
+    },
+    close: async () => {
+      await storage.dispose();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 });
 
 describeStoreSuite('memoryStateStore', async () => ({ store: memoryStateStore(), close: async () => {} }), {
