@@ -1,4 +1,5 @@
 import type { ClosableStateStore, StateStoreSetOptions } from './state-store.js';
+import { lazyConnection, parseStoredText } from './store-connection.js';
 
 /** The part of a `pg` pool (or client) the store uses. */
 export interface PostgresStoreQueryable {
@@ -47,38 +48,27 @@ export function postgresStore(options: PostgresStoreOptions): ClosableStateStore
     .map((part) => `"${part}"`)
     .join('.');
   const index = `"${table.replace('.', '_')}_expires_at"`;
-  let ready: Promise<PostgresStoreQueryable> | undefined;
   let writes = 0;
-  const pool = (): Promise<PostgresStoreQueryable> => {
-    ready ??= (async () => {
-      const client: PostgresStoreQueryable =
-        options.pool ?? new (await import('pg')).default.Pool({ connectionString: options.connectionString });
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${quoted} (key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz)`,
-      );
-      await client.query(`CREATE INDEX IF NOT EXISTS ${index} ON ${quoted} (expires_at)`);
-      await client.query(`COMMENT ON TABLE ${quoted} IS 'context-compression state v1'`);
-      return client;
-    })();
-    // a failed start is tried again by the next operation
-    ready.catch(() => {
-      ready = undefined;
-    });
-    return ready;
-  };
+  const connection = lazyConnection(async () => {
+    const client: PostgresStoreQueryable =
+      options.pool ?? new (await import('pg')).default.Pool({ connectionString: options.connectionString });
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${quoted} (key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz)`,
+    );
+    await client.query(`CREATE INDEX IF NOT EXISTS ${index} ON ${quoted} (expires_at)`);
+    await client.query(`COMMENT ON TABLE ${quoted} IS 'context-compression state v1'`);
+    return client;
+  });
   return {
     async get(key) {
-      const { rows } = await (await pool()).query(
+      const { rows } = await (await connection.get()).query(
         `SELECT value FROM ${quoted} WHERE key = $1 AND (expires_at IS NULL OR expires_at > now())`,
         [key],
       );
-      const text = rows[0]?.value;
-      if (text === undefined || text === null) return undefined;
-      if (typeof text !== 'string') throw new TypeError(`postgresStore: the value of ${key} is not text`);
-      return JSON.parse(text);
+      return parseStoredText('postgresStore', key, rows[0]?.value);
     },
     async set(key: string, value: unknown, setOptions?: StateStoreSetOptions) {
-      const client = await pool();
+      const client = await connection.get();
       const ttl = setOptions?.ttlMs;
       await client.query(
         `INSERT INTO ${quoted} (key, value, expires_at)
@@ -92,14 +82,13 @@ export function postgresStore(options: PostgresStoreOptions): ClosableStateStore
     },
     async deletePrefix(prefix) {
       const pattern = `${prefix.replace(/[\\%_]/g, '\\$&')}%`;
-      const result = await (await pool()).query(`DELETE FROM ${quoted} WHERE key LIKE $1 ESCAPE '\\'`, [pattern]);
+      const result = await (await connection.get()).query(`DELETE FROM ${quoted} WHERE key LIKE $1 ESCAPE '\\'`, [
+        pattern,
+      ]);
       return result.rowCount ?? 0;
     },
     async close() {
-      if (!own || !ready) return;
-      const client = await ready.catch(() => undefined);
-      ready = undefined;
-      await client?.end?.();
+      if (own) await (await connection.take())?.end?.();
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { ClosableStateStore, StateStoreSetOptions } from './state-store.js';
+import { lazyConnection, parseStoredText } from './store-connection.js';
 
 /**
  * The part of a node-redis client (`redis` v5, `createClient()`) the store uses. A client the caller made is used as
@@ -33,32 +34,25 @@ export function redisStore(options: RedisStoreOptions): ClosableStateStore {
     throw new TypeError('redisStore: pass { client } (a node-redis client) or { url } ("redis://host:6379")');
   }
   const own = options.client === undefined;
-  let client: Promise<RedisStoreClient> | undefined;
-  const connected = (): Promise<RedisStoreClient> => {
-    client ??= (async () => {
-      const redis: RedisStoreClient = options.client ?? (await import('redis')).createClient({ url: options.url });
-      if (!redis.isOpen) await redis.connect();
-      return redis;
-    })();
-    // a failed connection is tried again by the next operation
-    client.catch(() => {
-      client = undefined;
-    });
-    return client;
-  };
+  const connection = lazyConnection(async () => {
+    const redis: RedisStoreClient = options.client ?? (await import('redis')).createClient({ url: options.url });
+    if (!redis.isOpen) await redis.connect();
+    return redis;
+  });
   return {
     async get(key) {
-      const text = await (await connected()).get(key);
-      if (text === null || text === undefined) return undefined;
-      if (typeof text !== 'string') throw new TypeError(`redisStore: the value of ${key} is not a string`);
-      return JSON.parse(text);
+      return parseStoredText('redisStore', key, await (await connection.get()).get(key));
     },
     async set(key: string, value: unknown, setOptions?: StateStoreSetOptions) {
       const ttl = setOptions?.ttlMs;
-      await (await connected()).set(key, JSON.stringify(value), ttl && ttl > 0 ? { PX: Math.ceil(ttl) } : undefined);
+      await (await connection.get()).set(
+        key,
+        JSON.stringify(value),
+        ttl && ttl > 0 ? { PX: Math.ceil(ttl) } : undefined,
+      );
     },
     async deletePrefix(prefix) {
-      const redis = await connected();
+      const redis = await connection.get();
       let deleted = 0;
       for await (const batch of redis.scanIterator({ MATCH: `${prefix.replace(GLOB, '\\$&')}*`, COUNT: 500 })) {
         const keys = Array.isArray(batch) ? batch : [batch];
@@ -67,9 +61,8 @@ export function redisStore(options: RedisStoreOptions): ClosableStateStore {
       return deleted;
     },
     async close() {
-      if (!own || !client) return;
-      const redis = await client.catch(() => undefined);
-      client = undefined;
+      if (!own) return;
+      const redis = await connection.take();
       if (redis?.isOpen) await (redis.close ?? redis.quit)?.call(redis);
     },
   };

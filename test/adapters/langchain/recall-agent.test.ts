@@ -18,26 +18,31 @@ const readFile = tool(async ({ path }) => fileContent(path), {
 const resultOf = (messages: readonly BaseMessage[], id: string) =>
   messages.find((message) => (message as { tool_call_id?: string }).tool_call_id === id)?.text;
 
+/** A fake model that reads `reads` files, then asks `fetch_hidden` for the first one's result, then is done. */
+function readsThenRecall(reads: number, recallText: string) {
+  let model = fakeModel();
+  for (let step = 0; step < reads; step++) {
+    model = model.respond(
+      new AIMessage({
+        content: `Reading file ${step}.`,
+        tool_calls: [{ name: 'read_file', args: { path: `src/file${step}.ts` }, id: `call-${step}` }],
+      }),
+    );
+  }
+  return model
+    .respond(
+      new AIMessage({
+        content: recallText,
+        tool_calls: [{ name: 'fetch_hidden', args: { toolCallIds: ['call-0'] }, id: 'recall-1' }],
+      }),
+    )
+    .respond(new AIMessage('Done.'));
+}
+
 describe('the recall tool in a createAgent loop', () => {
   it('gives back a masked result verbatim at the end of the prompt; everything before stays as it was', async () => {
     const reads = 8;
-    let model = fakeModel();
-    for (let step = 0; step < reads; step++) {
-      model = model.respond(
-        new AIMessage({
-          content: `Reading file ${step}.`,
-          tool_calls: [{ name: 'read_file', args: { path: `src/file${step}.ts` }, id: `call-${step}` }],
-        }),
-      );
-    }
-    model = model
-      .respond(
-        new AIMessage({
-          content: 'I need file 0 again, exactly.',
-          tool_calls: [{ name: 'fetch_hidden', args: { toolCallIds: ['call-0'] }, id: 'recall-1' }],
-        }),
-      )
-      .respond(new AIMessage('Done.'));
+    const model = readsThenRecall(reads, 'I need file 0 again, exactly.');
     const agent = createAgent({
       model,
       tools: [readFile, recallTool({ name: 'fetch_hidden' })],
@@ -68,23 +73,7 @@ describe('the recall tool in a createAgent loop', () => {
 
   it('lists the calls a fold took out in the state, and the model recalls one by the id it finds there', async () => {
     const reads = 8;
-    let model = fakeModel();
-    for (let step = 0; step < reads; step++) {
-      model = model.respond(
-        new AIMessage({
-          content: `Reading file ${step}.`,
-          tool_calls: [{ name: 'read_file', args: { path: `src/file${step}.ts` }, id: `call-${step}` }],
-        }),
-      );
-    }
-    model = model
-      .respond(
-        new AIMessage({
-          content: 'The state lists call-0.',
-          tool_calls: [{ name: 'fetch_hidden', args: { toolCallIds: ['call-0'] }, id: 'recall-1' }],
-        }),
-      )
-      .respond(new AIMessage('Done.'));
+    const model = readsThenRecall(reads, 'The state lists call-0.');
     const agent = createAgent({
       model,
       tools: [readFile, recallTool({ name: 'fetch_hidden' })],
