@@ -8,6 +8,8 @@ export default defineConfig({
     'stores/redis': 'src/stores/redis.ts',
     'stores/postgres': 'src/stores/postgres.ts',
     'stores/unstorage': 'src/stores/unstorage.ts',
+    'stores/sqlite': 'src/stores/sqlite.ts',
+    'stores/langgraph': 'src/stores/langgraph.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

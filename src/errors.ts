@@ -181,11 +181,14 @@ export class HardLimitError extends ContextCompressionError {
 
 const summarizerFailed = Symbol.for(`${PREFIX}.SummarizerError`);
 
-/** A summarizer threw, timed out or returned something the SessionState schema rejects. */
+/**
+ * A summarizer threw, timed out or returned something the SessionState schema rejects; or (`held-elsewhere`) another
+ * instance sharing the store holds the lease on this fold and its state did not arrive within `foldLease.waitMs`.
+ */
 export class SummarizerError extends ContextCompressionError {
   readonly [summarizerFailed] = true;
   readonly summarizer: string;
-  readonly reason: 'threw' | 'timeout' | 'invalid-output';
+  readonly reason: 'threw' | 'timeout' | 'invalid-output' | 'held-elsewhere';
 
   constructor({
     summarizer,
@@ -193,7 +196,11 @@ export class SummarizerError extends ContextCompressionError {
     cause,
   }: { summarizer: string; reason: SummarizerError['reason']; cause?: unknown }) {
     const detail = cause instanceof Error ? `: ${cause.message}` : '';
-    super({ name: 'SummarizerError', message: `Summarizer "${summarizer}" failed (${reason})${detail}`, cause });
+    const message =
+      reason === 'held-elsewhere'
+        ? `Summarizer "${summarizer}" runs for this fold in another instance (held-elsewhere)${detail}`
+        : `Summarizer "${summarizer}" failed (${reason})${detail}`;
+    super({ name: 'SummarizerError', message, cause });
     this.summarizer = summarizer;
     this.reason = reason;
   }

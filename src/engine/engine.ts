@@ -22,6 +22,7 @@ import { sessionStateMessages } from '../session-state/render-session-state.js';
 import type { SessionState } from '../session-state/session-state.js';
 import { ResultsInUse } from '../signals/results-in-use.js';
 import { StepAnalyses } from '../signals/step-analyses.js';
+import { foldLease } from '../store/fold-lease.js';
 import { DEFAULT_STORE_TIMEOUT_MS, guardedStore } from '../store/guarded-store.js';
 import { type StateRecord, StateRecords } from '../store/state-records.js';
 import { memoryStateStore } from '../store/state-store.js';
@@ -105,9 +106,8 @@ export class CompressionEngine {
           onError({ error, fallback: 'without-store' }),
         )
       : memoryStateStore();
-    this.records = new StateRecords(store, options.stateTtlMs ?? DEFAULT_STATE_TTL_MS, (error) =>
-      onError({ error, fallback: 'without-store' }),
-    );
+    const stateTtlMs = options.stateTtlMs ?? DEFAULT_STATE_TTL_MS;
+    this.records = new StateRecords(store, stateTtlMs, (error) => onError({ error, fallback: 'without-store' }));
     this.embeddings = options.embedder && new EmbeddingCache(options.embedder, options.embedderTimeoutMs);
     const onEmbedderError = (error: EmbedderError) => onError({ error, fallback: 'lexical' });
     this.folds = new FoldRunner(
@@ -117,6 +117,7 @@ export class CompressionEngine {
       this.embeddings,
       onEmbedderError,
       options.acknowledgement,
+      foldLease(store, options.store !== undefined ? options.foldLease : false, stateTtlMs),
     );
     this.settings = engineSettings(options);
     this.ownTools = new OwnToolsSeen(this.settings.awareness);

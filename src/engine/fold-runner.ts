@@ -8,6 +8,7 @@ import { nextToolCalls, withoutEngineFields } from '../session-state/folded-call
 import { mergeSimilarQuotes, verifySalience } from '../session-state/salience.js';
 import type { SessionState } from '../session-state/session-state.js';
 import { appendToTimeline, timelineEntry } from '../session-state/timeline.js';
+import { type FoldLease, foldLeaseKeys, readSharedFold, sharedFoldValue } from '../store/fold-lease.js';
 import { applyFold, type FoldPlan, messagesToFold } from '../strategies/folding.js';
 import { runSummarizer } from '../summarizers/run-summarizer.js';
 import type { Summarizer } from '../summarizers/summarizer.js';
@@ -56,6 +57,8 @@ export class FoldRunner {
     private readonly onEmbedderError: (error: EmbedderError) => void,
     /** The acknowledgement the state pair is sent with, measured with it. */
     private readonly acknowledgement: string | undefined,
+    /** With a store shared by several instances: one of them summarizes a fold, the others take its state. */
+    private readonly lease?: FoldLease,
   ) {}
 
   /** Whether folding waits for this conversation after a recent failure. */
@@ -87,7 +90,7 @@ export class FoldRunner {
     ].join('\u0000');
     let pending = this.folds.get(key);
     if (!pending) {
-      pending = this.fold(facts, point, plan);
+      pending = this.lease ? this.foldOnce(this.lease, facts, point, plan, key) : this.fold(facts, point, plan);
       this.folds.set(key, pending);
       pending.catch(() => this.folds.delete(key));
     }
@@ -101,8 +104,49 @@ export class FoldRunner {
       };
     } catch (error) {
       if (!SummarizerError.isInstance(error)) throw error;
+      // another instance is summarizing: its state is found by a later call, which need not wait a few messages
+      if (error.reason === 'held-elsewhere') return { failure: error, summarizerMs: performance.now() - started };
       this.failures.set(facts.conversation, facts.messages.length + SUMMARIZER_RETRY_AFTER_MESSAGES);
       return { failure: error, summarizerMs: performance.now() - started };
+    }
+  }
+
+  /**
+   * The fold, made by one of the instances sharing the store: the state another one stored for it, else this one's
+   * once it holds the fold's lease, else (another holds it) that one's state when it arrives within the wait.
+   */
+  private async foldOnce(
+    lease: FoldLease,
+    facts: CallFacts,
+    point: CompressionPoint,
+    plan: FoldPlan,
+    key: string,
+  ): Promise<Folded> {
+    const keys = foldLeaseKeys(facts.scope, key);
+    const deadline = performance.now() + lease.waitMs;
+    for (;;) {
+      const stored = readSharedFold(await lease.store.get(keys.result));
+      if (stored) return stored;
+      if (await lease.store.setIfAbsent(keys.lease, { since: Date.now() }, { ttlMs: this.timeoutMs + lease.marginMs }))
+        break;
+      const left = deadline - performance.now();
+      if (left <= 0) {
+        throw new SummarizerError({
+          summarizer: this.summarizer.name,
+          reason: 'held-elsewhere',
+          cause: new Error(`its state did not arrive within ${lease.waitMs} ms`),
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(lease.pollMs, left)));
+    }
+    try {
+      const folded = await this.fold(facts, point, plan);
+      await lease.store.set(keys.result, sharedFoldValue(folded), { ttlMs: lease.resultTtlMs });
+      return folded;
+    } catch (error) {
+      // given up, so that another instance (or a later call) may try
+      await lease.store.delete(keys.lease);
+      throw error;
     }
   }
 

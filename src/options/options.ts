@@ -62,6 +62,16 @@ export interface CompressionOptions {
   storeTimeoutMs?: number;
   /** Lifetime of stored states in milliseconds. @default 7 days */
   stateTtlMs?: number;
+  /**
+   * Several instances (processes, servers) sharing a `store` that has `setIfAbsent` (the Redis, PostgreSQL and SQLite
+   * stores): one of them runs the summarizer for a fold, under a short lease in the store; the others wait up to
+   * `waitMs` for the state it makes, then go on without it (sent uncompressed below the hard limit; above it, the
+   * oldest turns left out until a call finds the state), reported as a `SummarizerError` `held-elsewhere`. A lease
+   * lasts the summarizer's timeout and 5 s more, so a crashed holder blocks no one for long. `false`: each instance
+   * summarizes on its own. Without a `store` of the caller's there is nothing to share, and no lease.
+   * @default { waitMs: 3000 }
+   */
+  foldLease?: { waitMs?: number } | false;
   /** Separates stored states, e.g. per tenant; per-call options can add to it. @default '' */
   namespace?: string;
   /** Text appended to the system prompt on every call. @default DEFAULT_AWARENESS_BLOCK */
@@ -147,6 +157,11 @@ const OptionsSchema = z.strictObject({
   embedderTimeoutMs: timeout.optional(),
   storeTimeoutMs: timeout.optional(),
   stateTtlMs: whole(1, ' of milliseconds').optional(),
+  foldLease: z
+    .union([z.literal(false), z.strictObject({ waitMs: whole(0, ' of milliseconds').optional() })], {
+      error: 'false or an object { waitMs? }',
+    })
+    .optional(),
   namespace: text().optional(),
   awarenessBlock: text().optional(),
   acknowledgement: text('a non-empty string').min(1).optional(),

@@ -50,8 +50,15 @@ export function postgresStore(options: PostgresStoreOptions): ClosableStateStore
   const index = `"${table.replace('.', '_')}_expires_at"`;
   let writes = 0;
   const connection = lazyConnection(async () => {
-    const client: PostgresStoreQueryable =
-      options.pool ?? new (await import('pg')).default.Pool({ connectionString: options.connectionString });
+    let client: PostgresStoreQueryable;
+    if (options.pool) client = options.pool;
+    else {
+      const pool = new (await import('pg')).default.Pool({ connectionString: options.connectionString });
+      // an idle connection the server closes (a restart) is an 'error' event of the pool, which would end the process
+      // unheard; the pool drops that connection, and queries meanwhile fail and reach the engine as StoreError
+      pool.on('error', () => {});
+      client = pool;
+    }
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${quoted} (key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz)`,
     );
@@ -79,6 +86,21 @@ export function postgresStore(options: PostgresStoreOptions): ClosableStateStore
       if (++writes % SWEEP_EVERY_WRITES === 0) {
         await client.query(`DELETE FROM ${quoted} WHERE expires_at <= now()`);
       }
+    },
+    async setIfAbsent(key: string, value: unknown, setOptions?: StateStoreSetOptions) {
+      const ttl = setOptions?.ttlMs;
+      // inserted, or written over an expired row (never read as present); a live row is left as it is
+      const result = await (await connection.get()).query(
+        `INSERT INTO ${quoted} AS t (key, value, expires_at)
+         VALUES ($1, $2, CASE WHEN $3::float8 IS NULL THEN NULL ELSE now() + $3::float8 * interval '1 millisecond' END)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at
+         WHERE t.expires_at IS NOT NULL AND t.expires_at <= now()`,
+        [key, JSON.stringify(value), ttl && ttl > 0 ? ttl : null],
+      );
+      return (result.rowCount ?? 0) > 0;
+    },
+    async delete(key) {
+      await (await connection.get()).query(`DELETE FROM ${quoted} WHERE key = $1`, [key]);
     },
     async deletePrefix(prefix) {
       const pattern = `${prefix.replace(/[\\%_]/g, '\\$&')}%`;

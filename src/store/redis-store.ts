@@ -9,7 +9,7 @@ export interface RedisStoreClient {
   readonly isOpen: boolean;
   connect(): Promise<unknown>;
   get(key: string): Promise<string | null | unknown>;
-  set(key: string, value: string, options?: { PX?: number }): Promise<unknown>;
+  set(key: string, value: string, options?: { PX?: number; NX?: boolean }): Promise<unknown>;
   scanIterator(options: { MATCH: string; COUNT?: number }): AsyncIterable<string | string[]>;
   unlink(keys: string | string[]): Promise<number>;
   close?(): Promise<unknown>;
@@ -35,7 +35,17 @@ export function redisStore(options: RedisStoreOptions): ClosableStateStore {
   }
   const own = options.client === undefined;
   const connection = lazyConnection(async () => {
-    const redis: RedisStoreClient = options.client ?? (await import('redis')).createClient({ url: options.url });
+    let redis: RedisStoreClient;
+    if (options.client) redis = options.client;
+    else {
+      // commands fail at once while the connection is down (rather than waiting in a queue to run after it is back,
+      // when the engine has given them up and later writes may have landed)
+      const created = (await import('redis')).createClient({ url: options.url, disableOfflineQueue: true });
+      // a client reports a lost connection as an 'error' event, which would end the process unheard; the commands that
+      // fail meanwhile reach the engine (reported as StoreError), and the client reconnects on its own
+      created.on('error', () => {});
+      redis = created;
+    }
     if (!redis.isOpen) await redis.connect();
     return redis;
   });
@@ -50,6 +60,17 @@ export function redisStore(options: RedisStoreOptions): ClosableStateStore {
         JSON.stringify(value),
         ttl && ttl > 0 ? { PX: Math.ceil(ttl) } : undefined,
       );
+    },
+    async setIfAbsent(key: string, value: unknown, setOptions?: StateStoreSetOptions) {
+      const ttl = setOptions?.ttlMs;
+      const reply = await (await connection.get()).set(key, JSON.stringify(value), {
+        NX: true,
+        ...(ttl && ttl > 0 ? { PX: Math.ceil(ttl) } : {}),
+      });
+      return reply === 'OK';
+    },
+    async delete(key) {
+      await (await connection.get()).unlink(key);
     },
     async deletePrefix(prefix) {
       const redis = await connection.get();

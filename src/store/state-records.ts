@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { hashString } from '../counting/hash.js';
 import { StoreError } from '../errors.js';
 import { SessionStateSchema } from '../session-state/session-state.js';
+import { UNREAD } from './guarded-store.js';
 import type { StateStore } from './state-store.js';
 
 /** Version of the stored record format; part of every key. */
@@ -160,7 +161,10 @@ export class StateRecords {
     await this.store.set(this.recordKey(scope, record.through, record.prefixHash), record, options);
     const indexKey = this.indexKey(scope, anchor);
     const write = (this.indexWrites.get(indexKey) ?? Promise.resolve()).then(async () => {
-      const existing = this.parse(IndexSchema, await this.store.get(indexKey));
+      const stored = await this.store.get(indexKey);
+      // an index that could not be read is left as it is: written anew, it would lose the points it lists
+      if (stored === UNREAD) return;
+      const existing = this.parse(IndexSchema, stored);
       const cuts = (existing ?? []).filter(
         (cut) => !(cut.through === record.through && cut.prefixHash === record.prefixHash),
       );
@@ -180,7 +184,7 @@ export class StateRecords {
    * stored object.
    */
   private parse<T>(schema: z.ZodType<T>, value: unknown): T | undefined {
-    if (value === undefined || value === null) return undefined;
+    if (value === undefined || value === null || value === UNREAD) return undefined;
     if (typeof value !== 'object') {
       this.invalid(
         typeof value === 'string'

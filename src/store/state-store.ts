@@ -17,10 +17,22 @@ export interface StateStore {
    * tenant's records) needs. Optional: a store without it cannot erase by namespace.
    */
   deletePrefix?(prefix: string): Promise<number>;
+  /**
+   * Writes `value` under `key` only when the key holds no live value, atomically (one of many concurrent callers, in
+   * any process, gets true). Optional: it is what lets several instances agree that one of them runs the summarizer
+   * for a fold (a short lease); with a store without it, each instance summarizes on its own.
+   */
+  setIfAbsent?(key: string, value: unknown, options?: StateStoreSetOptions): Promise<boolean>;
+  /** Deletes one key (a lease given up when its holder's summary failed). Optional, needed with `setIfAbsent`. */
+  delete?(key: string): Promise<void>;
 }
 
-/** A store with every operation and a `close()` that frees what the store itself opened (a pool, a connection). */
-export type ClosableStateStore = Required<StateStore> & { close(): Promise<void> };
+/**
+ * A store of this package's: get, set, deletion by prefix and one key, and a `close()` that frees what the store
+ * itself opened (a pool, a connection). `setIfAbsent` only where the backend has an atomic write.
+ */
+export type ClosableStateStore = Required<Pick<StateStore, 'get' | 'set' | 'deletePrefix' | 'delete'>> &
+  Pick<StateStore, 'setIfAbsent'> & { close(): Promise<void> };
 
 /** Options of the in-memory store. */
 export interface MemoryStateStoreOptions {
@@ -65,6 +77,15 @@ export function memoryStateStore({
       const keys = [...entries.keys()].filter((key) => key.startsWith(prefix));
       for (const key of keys) entries.delete(key);
       return keys.length;
+    },
+    async setIfAbsent(key, value, options) {
+      const entry = entries.get(key);
+      if (entry && entry.expiresAt > now()) return false;
+      entries.set(key, { value, expiresAt: options?.ttlMs ? now() + options.ttlMs : Number.POSITIVE_INFINITY });
+      return true;
+    },
+    async delete(key) {
+      entries.delete(key);
     },
   };
 }

@@ -75,6 +75,9 @@ export function unstorageStore(
       for (const key of keys) await storage.removeItem(key);
       return keys.length;
     },
+    async delete(key) {
+      await storage.removeItem(keyOf(key));
+    },
     async close() {},
   };
 }

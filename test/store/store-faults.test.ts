@@ -6,7 +6,7 @@ import { compressMessages } from '../../adapters/langchain/index.js';
 import { approximateCounter } from '../../src/counting/token-counter.js';
 import { CompressionEngine } from '../../src/engine/engine.js';
 import { InvalidOptionError, ListenerError, StoreError } from '../../src/errors.js';
-import type { StateStore } from '../../src/store/state-store.js';
+import { memoryStateStore, type StateStore } from '../../src/store/state-store.js';
 import { type Message, messageText } from '../../src/transcript/transcript.js';
 import { chat, chatModelMessages, setup, text } from '../helpers/fixtures.js';
 import { echoModel } from '../helpers/mock-model.js';
@@ -69,6 +69,37 @@ describe('a store that fails never fails the call', () => {
     await run([...long(), text('assistant', 'ok'), text('user', 'More?')]);
     expect(operations).toBe(1);
     expect(errors.filter((event) => StoreError.isInstance(event.error))).toHaveLength(1);
+  });
+
+  it("an index that could not be read is not written over: the conversation's earlier fold points stay found", async () => {
+    const inner = memoryStateStore();
+    let failIndexReads = 0;
+    const store: StateStore = {
+      get: async (key) => {
+        if (key.includes(':index:') && failIndexReads > 0) {
+          failIndexReads--;
+          throw new Error('connection reset');
+        }
+        return inner.get(key);
+      },
+      set: (key, value, options) => inner.set(key, value, options),
+    };
+    const indexes = new Map<string, unknown>();
+    const original = inner.set.bind(inner);
+    inner.set = async (key, value, options) => {
+      if (key.includes(':index:')) indexes.set(key, value);
+      return original(key, value, options);
+    };
+    const { run, errors } = setup({ store });
+    for (const turns of [60, 90]) await run([...chat(turns), text('user', 'And now?')]);
+    const [indexKey, before] = [...indexes.entries()][0] as [string, Array<{ through: number }>];
+    expect(before.length).toBeGreaterThan(1);
+    // the next fold's index read fails (its save reads the index again, to add its point): the index stays
+    failIndexReads = 2;
+    await run([...chat(120), text('user', 'And now?')]);
+    expect(errors.some((event) => StoreError.isInstance(event.error))).toBe(true);
+    const after = (await inner.get(indexKey)) as Array<{ through: number }>;
+    for (const cut of before) expect(after).toContainEqual(cut);
   });
 
   it('AI SDK: the model is called and answers with a store that throws', async () => {

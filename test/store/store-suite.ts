@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { StateStore } from '../../src/store/state-store.js';
+import type { ClosableStateStore } from '../../src/store/state-store.js';
 
 /** What the shared suite needs of a store under test. */
 export interface StoreUnderTest {
-  readonly store: Required<StateStore>;
+  readonly store: Omit<ClosableStateStore, 'close'>;
   /** Writes a value the store cannot read back (not its serialization), under `key`; none for a store that keeps objects. */
   corrupt?(key: string): Promise<void>;
   close(): Promise<void>;
@@ -119,6 +119,37 @@ export function describeStoreSuite(
         expect(await store.deletePrefix(prefix)).toBe(2);
         expect(await store.get(`${prefix}a`)).toBeUndefined();
         expect(await store.get(other)).toBe(3);
+      }),
+    );
+
+    it(
+      'deletes one key',
+      withStore(async ({ store }) => {
+        const key = keyOf('delete');
+        await store.set(key, { a: 1 });
+        await store.delete(key);
+        expect(await store.get(key)).toBeUndefined();
+        await store.delete(keyOf('never-written'));
+      }),
+    );
+
+    it(
+      'writes with setIfAbsent for exactly one of 20 concurrent callers, again after expiry or deletion',
+      withStore(async ({ store }) => {
+        const setIfAbsent = store.setIfAbsent;
+        if (!setIfAbsent) return;
+        const key = keyOf('lease');
+        const won = await Promise.all(
+          Array.from({ length: 20 }, (_, index) => setIfAbsent.call(store, key, { holder: index }, { ttlMs: 300 })),
+        );
+        expect(won.filter(Boolean)).toHaveLength(1);
+        expect(await store.get(key)).toEqual({ holder: won.indexOf(true) });
+        expect(await setIfAbsent.call(store, key, { holder: 'late' }, { ttlMs: 300 })).toBe(false);
+        await sleep(500);
+        expect(await setIfAbsent.call(store, key, { holder: 'after expiry' }, { ttlMs: 60_000 })).toBe(true);
+        await store.delete(key);
+        expect(await setIfAbsent.call(store, key, { holder: 'after delete' })).toBe(true);
+        expect(await store.get(key)).toEqual({ holder: 'after delete' });
       }),
     );
 

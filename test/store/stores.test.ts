@@ -15,46 +15,13 @@ import { memoryStateStore, type StateStore } from '../../src/store/state-store.j
 import { unstorageStore } from '../../src/store/unstorage-store.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { SYSTEM } from '../helpers/fixtures.js';
+import { POSTGRES_TABLE, POSTGRES_URL, postgresDown, REDIS_URL, redisDown } from '../helpers/services.js';
 import { describeStoreSuite } from './store-suite.js';
 
 /**
  * The shared store suite against each store. Stores of servers run against the real server; where none answers the
  * suite is skipped with the reason printed, unless CC_REQUIRE_SERVICES is set (as CI sets it): then it fails.
  */
-const REDIS_URL = process.env.CC_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const POSTGRES_URL = process.env.CC_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-/** The table of the Postgres tests: their own, so a user's data is never touched. */
-const POSTGRES_TABLE = 'context_compression_state_test';
-
-async function reachable(url: string, check: () => Promise<unknown>): Promise<string | undefined> {
-  try {
-    await Promise.race([
-      check(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('no answer in 2 s')), 2_000)),
-    ]);
-    return undefined;
-  } catch (error) {
-    const reason = `no server at ${url} (${(error as Error).message})`;
-    if (process.env.CC_REQUIRE_SERVICES) throw new Error(`CC_REQUIRE_SERVICES is set, but ${reason}`);
-    return reason;
-  }
-}
-
-const redisDown = await reachable(REDIS_URL, async () => {
-  const client = createClient({ url: REDIS_URL, socket: { reconnectStrategy: false, connectTimeout: 1_500 } });
-  client.on('error', () => {});
-  await client.connect();
-  await client.ping();
-  await client.close();
-});
-
-const postgresDown = await reachable(POSTGRES_URL, async () => {
-  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 1_500 });
-  await client.connect();
-  await client.query('SELECT 1');
-  await client.end();
-});
-
 describeStoreSuite('unstorageStore (memory driver)', async () => {
   const storage = createStorage();
   return {
