@@ -15,7 +15,7 @@ import { MemorySaver } from '@langchain/langgraph';
 import { createAgent, tool } from 'langchain';
 import pg from 'pg';
 import { z } from 'zod';
-import { type CompressEvent, contextCompressionMiddleware } from '../../adapters/langchain/index.js';
+import { type CompressEvent, contextCompressionMiddleware, eraseStoredState } from '../../adapters/langchain/index.js';
 import { postgresStore } from '../../src/stores/postgres.js';
 
 const connectionString = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -66,32 +66,42 @@ function instance(name: string, checkpointer: MemorySaver) {
   return { agent, store, report };
 }
 
-// the thread lives in the checkpointer (use a PostgresSaver to keep it in PostgreSQL too)
+// the thread lives in the checkpointer (use a PostgresSaver to keep it in PostgreSQL too); the tenant of this run is
+// its own, so records an earlier run left are never found
 const checkpointer = new MemorySaver();
-const thread = { configurable: { thread_id: 'thread-1', 'context-compression': { namespace: 'tenant-a' } } };
+const tenant = `tenant-${Date.now()}`;
+const thread = { configurable: { thread_id: 'thread-1', 'context-compression': { namespace: tenant } } };
 
-const first = instance('instance 1', checkpointer);
-await first.agent.invoke(
-  { messages: [{ role: 'user', content: 'Read the twelve modules and tell me how computeTotal is used.' }] },
-  { ...thread, recursionLimit: 60 },
-);
-first.report();
-await first.store.close();
+try {
+  const first = instance('instance 1', checkpointer);
+  try {
+    await first.agent.invoke(
+      { messages: [{ role: 'user', content: 'Read the twelve modules and tell me how computeTotal is used.' }] },
+      { ...thread, recursionLimit: 60 },
+    );
+    first.report();
+  } finally {
+    await first.store.close();
+  }
 
-const second = instance('instance 2', checkpointer);
-const result = await second.agent.invoke(
-  { messages: [{ role: 'user', content: 'What does module3 export?' }] },
-  { ...thread, recursionLimit: 60 },
-);
-const { folded } = second.report();
-console.log(`answer: ${result.messages.at(-1)?.text}`);
-console.log(`instance 2 summarized nothing again: ${folded === 0}`);
-await second.store.close();
-
-const client = new pg.Client({ connectionString });
-await client.connect();
-const { rows } = await client.query(`SELECT count(*)::int AS records FROM ${table} WHERE key LIKE 'cc:%'`);
-console.log(`records in ${table}: ${rows[0]?.records}`);
-// the example's own table, removed again (your service keeps its records: they expire with stateTtlMs)
-await client.query(`DROP TABLE ${table}`);
-await client.end();
+  const second = instance('instance 2', checkpointer);
+  try {
+    const result = await second.agent.invoke(
+      { messages: [{ role: 'user', content: 'What does module3 export?' }] },
+      { ...thread, recursionLimit: 60 },
+    );
+    const { folded } = second.report();
+    console.log(`answer: ${result.messages.at(-1)?.text}`);
+    console.log(`instance 2 summarized nothing again: ${folded === 0}`);
+    // a tenant's records, erased (all of a tenant's keys start with its namespace's prefix)
+    console.log(`records of ${tenant} erased: ${await eraseStoredState(second.store, { callNamespace: tenant })}`);
+  } finally {
+    await second.store.close();
+  }
+} finally {
+  // the example's own table, removed again (a service keeps its records: they expire with stateTtlMs)
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  await client.query(`DROP TABLE IF EXISTS ${table}`);
+  await client.end();
+}

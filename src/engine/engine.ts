@@ -3,7 +3,7 @@ import { TokenCalibration } from '../counting/calibration.js';
 import { gptTokenizerCounter } from '../counting/gpt-tokenizer-counter.js';
 import { guardedCounter } from '../counting/guarded-counter.js';
 import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js';
-import { EmbeddingCache } from '../embeddings/embedder.js';
+import { DEFAULT_EMBEDDER_TIMEOUT_MS, EmbeddingCache } from '../embeddings/embedder.js';
 import { type EmbedderError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
 import { budgetLimits } from '../options/budget.js';
 import { lookupContextWindow } from '../options/context-windows.js';
@@ -117,7 +117,12 @@ export class CompressionEngine {
       this.embeddings,
       onEmbedderError,
       options.acknowledgement,
-      foldLease(store, options.store !== undefined ? options.foldLease : false, stateTtlMs),
+      foldLease(store, options.store !== undefined ? options.foldLease : false, {
+        stateTtlMs,
+        summarizerTimeoutMs: options.summarizerTimeoutMs ?? DEFAULT_SUMMARIZER_TIMEOUT_MS,
+        embedderTimeoutMs: options.embedder ? (options.embedderTimeoutMs ?? DEFAULT_EMBEDDER_TIMEOUT_MS) : 0,
+        storeTimeoutMs: options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS,
+      }),
     );
     this.settings = engineSettings(options);
     this.ownTools = new OwnToolsSeen(this.settings.awareness);

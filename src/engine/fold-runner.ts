@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { canonicalJson } from '../counting/canonical-json.js';
 import { hashString } from '../counting/hash.js';
 import type { MessageMeter } from '../counting/message-meter.js';
 import type { EmbeddingCache } from '../embeddings/embedder.js';
@@ -8,7 +9,15 @@ import { nextToolCalls, withoutEngineFields } from '../session-state/folded-call
 import { mergeSimilarQuotes, verifySalience } from '../session-state/salience.js';
 import type { SessionState } from '../session-state/session-state.js';
 import { appendToTimeline, timelineEntry } from '../session-state/timeline.js';
-import { type FoldLease, foldLeaseKeys, readSharedFold, sharedFoldValue } from '../store/fold-lease.js';
+import {
+  type FoldLease,
+  foldLeaseKeys,
+  isLease,
+  leaseState,
+  newLease,
+  readSharedFold,
+  sharedFoldValue,
+} from '../store/fold-lease.js';
 import { applyFold, type FoldPlan, messagesToFold } from '../strategies/folding.js';
 import { runSummarizer } from '../summarizers/run-summarizer.js';
 import type { Summarizer } from '../summarizers/summarizer.js';
@@ -78,12 +87,14 @@ export class FoldRunner {
   /** Folds the messages of a plan into the state; a summarizer failure is returned, any other error thrown. */
   async run(facts: CallFacts, point: CompressionPoint, plan: FoldPlan): Promise<FoldResult> {
     const started = performance.now();
-    // the folded messages (a prefix hash pair) from the state they extend (its content: stores return copies)
+    // the folded messages (a prefix hash pair) from the state they extend (its content, in any key order: stores
+    // return copies, read through the schema), by a summarizer of this name
     const key = [
       facts.namespace,
       facts.prefixHashes[point.coveredCount],
       facts.prefixHashes[plan.cut],
-      point.state ? hashString(JSON.stringify(point.state)) : '-',
+      point.state ? hashString(canonicalJson(point.state)) : '-',
+      this.summarizer.name,
       facts.limits.maxStateTokens,
       facts.recallToolName ?? '-',
       facts.redactionToolName,
@@ -113,7 +124,8 @@ export class FoldRunner {
 
   /**
    * The fold, made by one of the instances sharing the store: the state another one stored for it, else this one's
-   * once it holds the fold's lease, else (another holds it) that one's state when it arrives within the wait.
+   * once it holds the fold's lease, else (another holds it) that one's state when it arrives within the wait. A store
+   * that cannot be read or written makes the fold here: availability first, at the price of a summary made twice.
    */
   private async foldOnce(
     lease: FoldLease,
@@ -122,13 +134,20 @@ export class FoldRunner {
     plan: FoldPlan,
     key: string,
   ): Promise<Folded> {
+    const { store } = lease;
     const keys = foldLeaseKeys(facts.scope, key);
     const deadline = performance.now() + lease.waitMs;
+    const mine = newLease(lease.leaseMs);
     for (;;) {
-      const stored = readSharedFold(await lease.store.get(keys.result));
+      const stored = readSharedFold(await store.get(keys.result));
       if (stored) return stored;
-      if (await lease.store.setIfAbsent(keys.lease, { since: Date.now() }, { ttlMs: this.timeoutMs + lease.marginMs }))
-        break;
+      // reads while another holds the lease; a write only when it looks free
+      const held = await store.get(keys.lease);
+      const state = leaseState(held);
+      if (state === 'unread') return this.fold(facts, point, plan);
+      // a lease past its time (a store that keeps no TTL, a crashed holder) is removed, then taken like a free one
+      if (state === 'free' && held !== undefined) await store.delete(keys.lease);
+      if (state === 'free' && (await store.setIfAbsent(keys.lease, mine, { ttlMs: lease.leaseMs }))) break;
       const left = deadline - performance.now();
       if (left <= 0) {
         throw new SummarizerError({
@@ -140,13 +159,15 @@ export class FoldRunner {
       await new Promise((resolve) => setTimeout(resolve, Math.min(lease.pollMs, left)));
     }
     try {
+      // the holder before may have stored its result just before its lease ended
+      const stored = readSharedFold(await store.get(keys.result));
+      if (stored) return stored;
       const folded = await this.fold(facts, point, plan);
-      await lease.store.set(keys.result, sharedFoldValue(folded), { ttlMs: lease.resultTtlMs });
+      await store.set(keys.result, sharedFoldValue(folded), { ttlMs: lease.resultTtlMs });
       return folded;
-    } catch (error) {
-      // given up, so that another instance (or a later call) may try
-      await lease.store.delete(keys.lease);
-      throw error;
+    } finally {
+      // given up once the result is stored (or the fold failed, so that another may try): only if still this one's
+      if (isLease(await store.get(keys.lease), mine)) await store.delete(keys.lease);
     }
   }
 

@@ -63,12 +63,14 @@ export interface CompressionOptions {
   /** Lifetime of stored states in milliseconds. @default 7 days */
   stateTtlMs?: number;
   /**
-   * Several instances (processes, servers) sharing a `store` that has `setIfAbsent` (the Redis, PostgreSQL and SQLite
-   * stores): one of them runs the summarizer for a fold, under a short lease in the store; the others wait up to
-   * `waitMs` for the state it makes, then go on without it (sent uncompressed below the hard limit; above it, the
-   * oldest turns left out until a call finds the state), reported as a `SummarizerError` `held-elsewhere`. A lease
-   * lasts the summarizer's timeout and 5 s more, so a crashed holder blocks no one for long. `false`: each instance
-   * summarizes on its own. Without a `store` of the caller's there is nothing to share, and no lease.
+   * Several instances (processes, servers) sharing a `store` that has `setIfAbsent` and `delete` (the Redis,
+   * PostgreSQL and SQLite stores): one of them runs the summarizer for a fold, under a short lease in the store; the
+   * others wait up to `waitMs` for the state it makes, then go on without it (sent uncompressed below the hard limit;
+   * above it, the oldest turns left out until a call finds the state), reported as a `SummarizerError`
+   * `held-elsewhere`. A lease holds for all a fold may take (the summarizer's timeout, the embedder's, twice the
+   * store's) and 5 s more, and is given up as soon as the state is stored or the fold failed, so a crashed holder
+   * blocks no one for long. `false`: each instance summarizes on its own. Without a `store` of the caller's there is
+   * nothing to share, and no lease. Instances sharing a store and namespace should share their options too.
    * @default { waitMs: 3000 }
    */
   foldLease?: { waitMs?: number } | false;
@@ -158,7 +160,7 @@ const OptionsSchema = z.strictObject({
   storeTimeoutMs: timeout.optional(),
   stateTtlMs: whole(1, ' of milliseconds').optional(),
   foldLease: z
-    .union([z.literal(false), z.strictObject({ waitMs: whole(0, ' of milliseconds').optional() })], {
+    .union([z.literal(false), z.strictObject({ waitMs: whole(0, ' of milliseconds').max(2_147_483_647).optional() })], {
       error: 'false or an object { waitMs? }',
     })
     .optional(),

@@ -7,8 +7,9 @@ import type { StateStore } from './state-store.js';
 
 /**
  * How instances sharing a store agree on who summarizes a fold: the first to write the fold's lease key
- * (`setIfAbsent`, with an expiry so a crashed holder blocks no one for long) runs the summarizer and stores the state
- * it made under the fold's result key; the others read that key until it appears or their wait is over.
+ * (`setIfAbsent`) runs the summarizer, stores the state it made under the fold's result key and gives the lease up;
+ * the others read the result key until it appears or their wait is over. A lease says until when it holds (and the
+ * store is asked to forget it then), so a crashed holder blocks no one for long, even in a store that keeps no TTL.
  */
 export interface FoldLease {
   /** The (guarded) store, with its atomic write. */
@@ -17,8 +18,8 @@ export interface FoldLease {
   readonly waitMs: number;
   /** Milliseconds between two reads of the result while waiting. */
   readonly pollMs: number;
-  /** A lease lasts the summarizer's timeout and this much more. */
-  readonly marginMs: number;
+  /** Milliseconds a lease holds: all a fold may take (summarizer, embedder, store writes) and a margin. */
+  readonly leaseMs: number;
   /** Lifetime of a stored result: long enough for the calls that wait for it (later calls find the fold's record). */
   readonly resultTtlMs: number;
 }
@@ -34,6 +35,31 @@ export function foldLeaseKeys(scope: StoreScope, foldKey: string): { lease: stri
   const prefix = scopePrefix(...scope);
   const id = hashString(foldKey);
   return { lease: `${prefix}lease:${id}`, result: `${prefix}fold:${id}` };
+}
+
+const LeaseSchema = z.object({ owner: z.string(), until: z.number() });
+
+/** A lease value: who holds it and until when (epoch milliseconds). */
+export type LeaseValue = z.infer<typeof LeaseSchema>;
+
+export function newLease(leaseMs: number, now = Date.now()): LeaseValue {
+  return { owner: globalThis.crypto.randomUUID(), until: now + leaseMs };
+}
+
+/**
+ * What the lease key holds: `free` (nothing, or a lease past its time by more than the margin, or a value that is not
+ * a lease), `held` (another's lease), `unread` (the store could not be read).
+ */
+export function leaseState(value: unknown, now = Date.now()): 'free' | 'held' | 'unread' {
+  if (value === UNREAD) return 'unread';
+  if (value === undefined || value === null) return 'free';
+  const lease = LeaseSchema.safeParse(value);
+  return lease.success && lease.data.until + FOLD_LEASE_MARGIN_MS > now ? 'held' : 'free';
+}
+
+/** Whether a stored value is this lease (same owner). */
+export function isLease(value: unknown, lease: LeaseValue): boolean {
+  return LeaseSchema.safeParse(value).data?.owner === lease.owner;
 }
 
 /** What a fold made, as another instance takes it. */
@@ -64,7 +90,7 @@ export function readSharedFold(value: unknown): SharedFold | undefined {
 export function foldLease(
   store: StateStore,
   option: { waitMs?: number } | false | undefined,
-  stateTtlMs: number,
+  times: { stateTtlMs: number; summarizerTimeoutMs: number; embedderTimeoutMs: number; storeTimeoutMs: number },
 ): FoldLease | undefined {
   const { get, set, setIfAbsent, delete: remove } = store;
   if (option === false || !setIfAbsent || !remove) return undefined;
@@ -77,7 +103,8 @@ export function foldLease(
     },
     waitMs: option?.waitMs ?? DEFAULT_FOLD_LEASE_WAIT_MS,
     pollMs: FOLD_LEASE_POLL_MS,
-    marginMs: FOLD_LEASE_MARGIN_MS,
-    resultTtlMs: Math.min(stateTtlMs, FOLD_RESULT_TTL_MS),
+    // a fold: the summarizer, merging quotes by embeddings, the result's write; a margin for the clock and the rest
+    leaseMs: times.summarizerTimeoutMs + times.embedderTimeoutMs + 2 * times.storeTimeoutMs + FOLD_LEASE_MARGIN_MS,
+    resultTtlMs: Math.min(times.stateTtlMs, FOLD_RESULT_TTL_MS),
   };
 }

@@ -27,8 +27,9 @@ export type SqliteStoreOptions = (
    */
   readonly table?: string;
   /**
-   * Milliseconds a write waits for another process's write lock (SQLite's `busy_timeout`) on a file the store opens.
-   * The wait blocks the thread: keep it short. @default 1000
+   * Milliseconds a write waits for another process's write lock (SQLite's `busy_timeout`): on a file the store opens,
+   * and on a database of the caller's whose timeout is 0 (SQLite's default). The wait blocks the thread: keep it
+   * short. @default 1000
    */
   readonly busyTimeoutMs?: number;
   /** Milliseconds since the epoch, for expiries; injectable for tests. @default Date.now */
@@ -106,14 +107,25 @@ export function sqliteStore(options: SqliteStoreOptions): ClosableStateStore {
   const open = () => {
     if (closed) throw new Error('sqliteStore: the store is closed');
     if (opened) return opened;
-    const database =
-      options.database ?? openFile(sqlite as NodeSqlite, options.path as string, options.busyTimeoutMs ?? 1_000);
-    database.exec(
-      `CREATE TABLE IF NOT EXISTS "${table}" (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER);
-       CREATE INDEX IF NOT EXISTS "${table}_expires_at" ON "${table}" (expires_at);
-       CREATE TABLE IF NOT EXISTS ${META_TABLE} (table_name TEXT PRIMARY KEY, version INTEGER NOT NULL);
-       INSERT OR IGNORE INTO ${META_TABLE} (table_name, version) VALUES ('${table}', ${TABLE_VERSION});`,
-    );
+    const busyTimeoutMs = options.busyTimeoutMs ?? 1_000;
+    const database = options.database ?? openFile(sqlite as NodeSqlite, options.path as string, busyTimeoutMs);
+    try {
+      // a database of the caller's that would fail at once on another process's lock (SQLite's default) waits too;
+      // a timeout the caller set is kept
+      const busy = database.prepare('PRAGMA busy_timeout').get() as Record<string, unknown> | undefined;
+      if (options.database && busy && Object.values(busy)[0] === 0)
+        database.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+      database.exec(
+        `CREATE TABLE IF NOT EXISTS "${table}" (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER);
+         CREATE INDEX IF NOT EXISTS "${table}_expires_at" ON "${table}" (expires_at);
+         CREATE TABLE IF NOT EXISTS ${META_TABLE} (table_name TEXT PRIMARY KEY, version INTEGER NOT NULL);
+         INSERT OR IGNORE INTO ${META_TABLE} (table_name, version) VALUES ('${table}', ${TABLE_VERSION});`,
+      );
+    } catch (error) {
+      // a file this store opened is closed again (the next operation opens it anew); the caller's is theirs
+      if (own) database.close();
+      throw error;
+    }
     const upsert = `INSERT INTO "${table}" AS t (key, value, expires_at) VALUES (?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`;
     opened = {

@@ -42,8 +42,9 @@ const isEntry = (value: unknown): value is Entry =>
  * driver is the caller's). Values are written as `{ v, e }`: the record and its expiry, checked on read, because many
  * drivers keep no TTL (an expired entry reads as absent, and is removed). Keys keep their `:`-separated parts (`:`
  * separates their parts; other characters than letters, digits, `_` and `-` are percent-escaped, see `keyOf`).
- * `deletePrefix` lists the keys under the prefix and removes them one by one. `close()` does
- * nothing: the storage is the caller's to dispose.
+ * `deletePrefix` lists the keys under the prefix and removes them one by one. Writes of one key by this store wait
+ * for each other (a driver writing files in place would tear concurrent ones); unstorage has no atomic write, so the
+ * store has no `setIfAbsent` (no fold lease). `close()` does nothing: the storage is the caller's to dispose.
  */
 export function unstorageStore(
   storage: UnstorageLike,
@@ -52,6 +53,18 @@ export function unstorageStore(
   if (!storage || typeof storage.getItem !== 'function' || typeof storage.setItem !== 'function') {
     throw new TypeError('unstorageStore: pass an unstorage Storage, as createStorage({ driver }) returns it');
   }
+  // writes of one key, one after the other: a driver that writes a file in place (fs) would interleave concurrent
+  // writes of one key into a torn value; across processes such a driver stays unsafe
+  const writes = new Map<string, Promise<void>>();
+  const inTurn = async (key: string, write: () => Promise<void>): Promise<void> => {
+    const turn = (writes.get(key) ?? Promise.resolve()).then(write, write);
+    writes.set(key, turn);
+    try {
+      await turn;
+    } finally {
+      if (writes.get(key) === turn) writes.delete(key);
+    }
+  };
   return {
     async get(key) {
       const entry = await storage.getItem(keyOf(key));
@@ -65,7 +78,8 @@ export function unstorageStore(
     },
     async set(key: string, value: unknown, options?: StateStoreSetOptions) {
       const ttl = options?.ttlMs;
-      await storage.setItem(keyOf(key), ttl && ttl > 0 ? { v: value, e: now() + ttl } : { v: value });
+      const entry = ttl && ttl > 0 ? { v: value, e: now() + ttl } : { v: value };
+      await inTurn(keyOf(key), () => storage.setItem(keyOf(key), entry));
     },
     async deletePrefix(prefix) {
       // the keys under the prefix's last complete part, then those that really start with the prefix
@@ -76,7 +90,7 @@ export function unstorageStore(
       return keys.length;
     },
     async delete(key) {
-      await storage.removeItem(keyOf(key));
+      await inTurn(keyOf(key), () => storage.removeItem(keyOf(key)));
     },
     async close() {},
   };

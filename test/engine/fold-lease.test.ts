@@ -131,7 +131,7 @@ describe('a fold lease in a shared store', () => {
     expect(b.event?.messagesFolded).toBeGreaterThan(0);
   });
 
-  it('a lease left by a crashed holder expires with the summarizer timeout', async () => {
+  it('a holder whose summarizer hangs gives the lease up at its timeout', async () => {
     const store = memoryStateStore();
     const hung = engineOn(store, { summarizer: () => new Promise<SessionState>(() => {}), summarizerTimeoutMs: 200 });
     void call(hung, conversation(0));
@@ -141,10 +141,89 @@ describe('a fold lease in a shared store', () => {
     const other = engineOn(store, { summarizer, foldLease: { waitMs: 50 }, errors });
     expect((await call(other, conversation(1))).event?.messagesFolded ?? 0).toBe(0);
     expect(calls).toHaveLength(0);
-    // the hung holder timed out (and gave the lease up); a crashed one's lease lasts the timeout and 5 s more
+    // the hung holder timed out and gave the lease up
     await sleep(300);
     expect((await call(other, conversation(1))).event?.messagesFolded).toBeGreaterThan(0);
     expect(calls).toHaveLength(1);
+  });
+
+  it("a call that folds twice shares both folds: the second's key does not depend on how the state was read", async () => {
+    // a state large enough that the first fold leaves the prompt over its target: the call folds again
+    const large = {
+      ...STATE,
+      logos: Array.from({ length: 30 }, (_, index) => `fact ${index}: ${'detail '.repeat(5)}`),
+    };
+    const alone = counting(0);
+    await call(
+      engineOn(memoryStateStore(), { summarizer: async (input) => (await alone.summarizer(input), large) }),
+      conversation(0),
+    );
+    expect(alone.calls.length).toBeGreaterThanOrEqual(2);
+    const shared = counting(150);
+    const summarizer = async (input: SummarizeInput) => (await shared.summarizer(input), large);
+    const store = memoryStateStore();
+    const [a, b] = await Promise.all([
+      call(engineOn(store, { summarizer }), conversation(0)),
+      sleep(20).then(() => call(engineOn(store, { summarizer }), conversation(1))),
+    ]);
+    expect(shared.calls).toHaveLength(alone.calls.length);
+    expect(stateText(b.messages)).toBe(stateText(a.messages));
+  });
+
+  it('a lease past its time in a store that keeps no TTL (its holder crashed) is taken over', async () => {
+    const inner = memoryStateStore();
+    const leases: string[] = [];
+    // a store that keeps no TTL
+    const store: StateStore = {
+      get: (key) => inner.get(key),
+      set: (key, value) => inner.set(key, value),
+      setIfAbsent: (key, value) => {
+        if (key.includes(':lease:')) leases.push(key);
+        return inner.setIfAbsent(key, value);
+      },
+      delete: (key) => inner.delete(key),
+      deletePrefix: (prefix) => inner.deletePrefix(prefix),
+    };
+    const failing = counting(0, 1);
+    await call(engineOn(store, { summarizer: failing.summarizer }), conversation(0));
+    expect(failing.calls).toHaveLength(1);
+    const key = leases[0] as string;
+    // the lease a holder left when it crashed (this one gave it up), its time long over, kept for ever by the store
+    await inner.set(key, { owner: 'crashed', until: Date.now() - 60_000 });
+    const { calls, summarizer } = counting(10);
+    const errors: CompressionErrorEvent[] = [];
+    const out = await call(engineOn(store, { summarizer, foldLease: { waitMs: 200 }, errors }), conversation(1));
+    expect(calls).toHaveLength(1);
+    expect(out.event?.messagesFolded).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('a holder whose result could not be stored gives the lease up: the other summarizes without waiting it out', async () => {
+    const inner = memoryStateStore();
+    const store: StateStore = {
+      get: (key) => inner.get(key),
+      set: async (key, value, options) => {
+        if (key.includes(':fold:')) throw new Error('write refused');
+        await inner.set(key, value, options);
+      },
+      setIfAbsent: (key, value, options) => inner.setIfAbsent(key, value, options),
+      delete: (key) => inner.delete(key),
+    };
+    const first = counting(100);
+    const second = counting(10);
+    const errors: CompressionErrorEvent[] = [];
+    const [, b] = await Promise.all([
+      call(engineOn(store, { summarizer: first.summarizer }), conversation(0)),
+      sleep(20).then(() =>
+        // a different last question, so that it does not find the first one's record on its own
+        call(engineOn(store, { summarizer: second.summarizer, foldLease: { waitMs: 5_000 }, errors }), conversation(1)),
+      ),
+    ]);
+    expect(first.calls).toHaveLength(1);
+    // it took the lease the first gave up and summarized, rather than waiting 5 s for a result that never came
+    expect(second.calls).toHaveLength(1);
+    expect(b.event?.messagesFolded).toBeGreaterThan(0);
+    expect(errors.some((event) => SummarizerError.isInstance(event.error))).toBe(false);
   });
 
   it('a store without setIfAbsent, or the default store, takes no lease', async () => {

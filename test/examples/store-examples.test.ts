@@ -73,6 +73,7 @@ describe.skipIf(postgresDown !== undefined)('examples/stores/langgraph-postgres.
     expect(output).toMatch(/^instance 2: .*0 messages folded, stored state reused: true/m);
     expect(output).toContain('instance 2 summarized nothing again: true');
     expect(output).toContain('answer: module3 exports v0 to v29.');
+    expect(output).toMatch(/^records of tenant-\d+ erased: [1-9]\d*$/m);
   });
 });
 

@@ -79,7 +79,12 @@ async function main(): Promise<void> {
   // which the parent gives once every instance is ready
   await store.get('cc-test:warm-up');
   process.stdout.write('ready\n');
-  await new Promise((resolve) => process.stdin.once('data', resolve));
+  const go = await new Promise<boolean>((resolve) => {
+    process.stdin.once('data', () => resolve(true));
+    // the parent gone or given up: no word will come
+    process.stdin.once('end', () => resolve(false));
+  });
+  if (!go) process.exit(2);
   process.stdin.pause();
   const requests = await Promise.all(
     task.questions.map(async (question) => {
@@ -116,7 +121,7 @@ if (process.argv[1] === new URL(import.meta.url).pathname) {
 }
 
 /** Starts one worker process per task, lets them all begin together, and returns their reports. */
-export async function runInstances(tasks: readonly InstanceTask[]): Promise<InstanceReport[]> {
+export async function runInstances(tasks: readonly InstanceTask[], timeoutMs = 120_000): Promise<InstanceReport[]> {
   const { spawn } = await import('node:child_process');
   const worker = new URL(import.meta.url).pathname;
   const children = tasks.map((task) =>
@@ -125,11 +130,18 @@ export async function runInstances(tasks: readonly InstanceTask[]): Promise<Inst
   const outputs = children.map((child) => {
     let text = '';
     child.stdout.setEncoding('utf8');
-    const ready = new Promise<void>((resolve) => {
+    let isReady = false;
+    // ready once it said so; a worker that ends before that fails the run at once
+    const ready = new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (chunk: string) => {
         text += chunk;
-        if (text.startsWith('ready\n')) resolve();
+        if (!isReady && text.startsWith('ready\n')) {
+          isReady = true;
+          resolve();
+        }
       });
+      child.on('error', reject);
+      child.on('close', (code) => reject(new Error(`an instance ended before it was ready (${code}): ${text}`)));
     });
     const done = new Promise<string>((resolve, reject) => {
       child.on('error', reject);
@@ -137,15 +149,22 @@ export async function runInstances(tasks: readonly InstanceTask[]): Promise<Inst
         code === 0 ? resolve(text) : reject(new Error(`an instance exited with ${code}: ${text.slice(0, 500)}`)),
       );
     });
+    // both are awaited below, or the run failed: no rejection goes unheard
+    ready.catch(() => {});
+    done.catch(() => {});
     return { child, ready, done };
   });
-  await Promise.race([
-    Promise.all(outputs.map((output) => output.ready)),
-    Promise.any(outputs.map((output) => output.done)).then(() => {
-      throw new Error('an instance ended before it was ready');
-    }),
-  ]);
-  for (const { child } of outputs) child.stdin.end('go\n');
-  const texts = await Promise.all(outputs.map((output) => output.done));
-  return texts.map((text) => JSON.parse(text.trim().split('\n').at(-1) ?? '') as InstanceReport);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the instances did not finish within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([Promise.all(outputs.map((output) => output.ready)), timeout]);
+    for (const { child } of outputs) child.stdin.end('go\n');
+    const texts = await Promise.race([Promise.all(outputs.map((output) => output.done)), timeout]);
+    return texts.map((text) => JSON.parse(text.trim().split('\n').at(-1) ?? '') as InstanceReport);
+  } finally {
+    clearTimeout(timer);
+    for (const { child } of outputs) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
 }

@@ -13,16 +13,20 @@ import { describeStoreSuite } from './store-suite.js';
 
 const NAMESPACE = ['context-compression'];
 
-describeStoreSuite('langgraphStore (InMemoryStore)', async () => {
-  const base = new InMemoryStore();
-  return {
-    store: langgraphStore(base),
-    corrupt: async (key) => {
-      await base.put(NAMESPACE, key, { version: 3, state: 'not what the store writes' });
-    },
-    close: async () => {},
-  };
-});
+describeStoreSuite(
+  'langgraphStore (InMemoryStore)',
+  async () => {
+    const base = new InMemoryStore();
+    return {
+      store: langgraphStore(base),
+      corrupt: async (key) => {
+        await base.put(NAMESPACE, key, { version: 3, state: 'not what the store writes' });
+      },
+      close: async () => {},
+    };
+  },
+  { atomic: false },
+);
 
 describe('langgraphStore', () => {
   it('keeps two namespaces of one BaseStore apart, and leaves their items to each other on deletePrefix', async () => {

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { approximateCounter } from '../../src/counting/token-counter.js';
 import { CompressionEngine } from '../../src/engine/engine.js';
 import type { CompressionErrorEvent } from '../../src/engine/events.js';
-import { sqliteStore } from '../../src/store/sqlite-store.js';
+import { type SqliteDatabase, sqliteStore } from '../../src/store/sqlite-store.js';
 import type { StateStore } from '../../src/store/state-store.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { SYSTEM } from '../helpers/fixtures.js';
@@ -95,6 +95,22 @@ const engineOn = (store: StateStore, errors: CompressionErrorEvent[] = []) =>
   });
 const call = (engine: CompressionEngine, messages: readonly Message[]) =>
   engine.compress({ transcript: { system: SYSTEM, tools: [], messages }, modelId: 'test-model' });
+
+describe.skipIf(noSqlite !== undefined)('sqliteStore on a database of the caller', () => {
+  it("waits for another process's lock when the database would not (busy_timeout 0), and keeps a timeout set", async () => {
+    const timeoutOf = (database: SqliteDatabase) =>
+      Object.values(database.prepare('PRAGMA busy_timeout').get() as object)[0];
+    const plain = new (nodeSqlite as NodeSqlite).DatabaseSync(':memory:');
+    const tuned = new (nodeSqlite as NodeSqlite).DatabaseSync(':memory:');
+    tuned.exec('PRAGMA busy_timeout = 250');
+    await sqliteStore({ database: plain }).set('k', 1);
+    await sqliteStore({ database: tuned }).set('k', 1);
+    expect(timeoutOf(plain)).toBe(1_000);
+    expect(timeoutOf(tuned)).toBe(250);
+    plain.close();
+    tuned.close();
+  });
+});
 
 describe.skipIf(noSqlite !== undefined)('sqliteStore under the engine', () => {
   it('keeps the state across a restart: a new process on the same file folds nothing again', async () => {

@@ -11,6 +11,7 @@ import { CompressionEngine } from '../../src/engine/engine.js';
 import type { CompressionErrorEvent } from '../../src/engine/events.js';
 import { postgresStore } from '../../src/store/postgres-store.js';
 import { redisStore } from '../../src/store/redis-store.js';
+import { scopePrefix } from '../../src/store/state-records.js';
 import { memoryStateStore, type StateStore } from '../../src/store/state-store.js';
 import { unstorageStore } from '../../src/store/unstorage-store.js';
 import type { Message } from '../../src/transcript/transcript.js';
@@ -22,33 +23,41 @@ import { describeStoreSuite } from './store-suite.js';
  * The shared store suite against each store. Stores of servers run against the real server; where none answers the
  * suite is skipped with the reason printed, unless CC_REQUIRE_SERVICES is set (as CI sets it): then it fails.
  */
-describeStoreSuite('unstorageStore (memory driver)', async () => {
-  const storage = createStorage();
-  return {
-    store: unstorageStore(storage),
-    corrupt: async (key) => {
-      await storage.setItem(key, '{"version": 3, "cut off');
-    },
-    close: async () => {
-      await storage.dispose();
-    },
-  };
-});
+describeStoreSuite(
+  'unstorageStore (memory driver)',
+  async () => {
+    const storage = createStorage();
+    return {
+      store: unstorageStore(storage),
+      corrupt: async (key) => {
+        await storage.setItem(key, '{"version": 3, "cut off');
+      },
+      close: async () => {
+        await storage.dispose();
+      },
+    };
+  },
+  { atomic: false },
+);
 
-describeStoreSuite('unstorageStore (fs driver)', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'cc-unstorage-'));
-  const storage = createStorage({ driver: fsDriver({ base: dir }) });
-  return {
-    store: unstorageStore(storage),
-    corrupt: async (key) => {
-      await storage.setItem(key, 'not what the store writes');
-    },
-    close: async () => {
-      await storage.dispose();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-});
+describeStoreSuite(
+  'unstorageStore (fs driver)',
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cc-unstorage-'));
+    const storage = createStorage({ driver: fsDriver({ base: dir }) });
+    return {
+      store: unstorageStore(storage),
+      corrupt: async (key) => {
+        await storage.setItem(key, 'not what the store writes');
+      },
+      close: async () => {
+        await storage.dispose();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  },
+  { atomic: false },
+);
 
 describeStoreSuite('memoryStateStore', async () => ({ store: memoryStateStore(), close: async () => {} }), {
   serializes: false,
@@ -173,10 +182,12 @@ describe.skipIf(redisDown !== undefined)('redisStore under the engine', () => {
       const messages = history(30);
       const made = await call(engine, messages);
       expect(made.event?.messagesFolded).toBeGreaterThan(0);
-      // every record this conversation stored, written over with something that is not JSON
+      // every record this conversation stored (the test's namespace only), written over with something not JSON
       const keys: string[] = [];
-      for await (const batch of raw.scanIterator({ MATCH: 'cc:*', COUNT: 500 })) keys.push(...batch);
-      for (const key of keys) await raw.set(key, '{"version": 3, "cut');
+      const prefix = scopePrefix(namespace);
+      for await (const batch of raw.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) keys.push(...batch);
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) await raw.set(key, '{"version": 3, "cut', { PX: 60_000 });
       const fresh = engineOn(store, errors);
       const out = await call(fresh, messages);
       expect(out.messages.length).toBeGreaterThan(0);
