@@ -6,11 +6,16 @@
  *   npm run demo                                   the project's own coding-agent session
  *   npm run demo -- --file ../shared/fixtures/trajectories.jsonl   every session of a file, with a progress bar
  *   npm run demo -- --window 32000                 another context window (default 16000)
+ *   npm run demo -- --file chat.json               a transcript of yours in another format (AI SDK, LangChain,
+ *                                                  OpenAI chat): replayed by `context-compression replay`
  */
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { type CompressEvent, withContextCompression } from '../adapters/ai-sdk/index.js';
+import { readConversations } from '../src/cli/formats.js';
+import { main as replayCommand } from '../src/cli/main.js';
 import { type ReplayResult, replaySession, totals } from './lib/replay.js';
 import { readSessions } from './lib/session-file.js';
 
@@ -27,6 +32,12 @@ if (!Number.isInteger(contextWindow) || contextWindow < 1024)
   throw new Error(`--window must be a whole number >= 1024, got ${values.window}`);
 
 const file = values.file ?? resolve(import.meta.dirname, 'sessions/coding-agent.jsonl');
+// a transcript in another format than this project's sessions goes to the replay command, which reads them all
+if (readConversations(readFileSync(file, 'utf8'), file).some((each) => each.format !== 'context-compression session')) {
+  const argv = ['replay', file, '--window', values.window ?? '16000', '--reserve', values.reserve ?? '2000'];
+  console.log(`${file} is not a session file of this project: running context-compression ${argv.join(' ')}\n`);
+  process.exit(await replayCommand(argv, { stdout: (text) => process.stdout.write(text), stderr: process.stderr }));
+}
 const sessions = readSessions(file);
 const single = sessions.length === 1;
 
@@ -103,6 +114,8 @@ if (single) {
   );
   console.log("identical to the previous call's prompt, which a provider prompt cache would serve at a discount.");
   summaryLine(session.id, baseline, compressed, compressed.steps.length, events.filter(isFold).length);
+  console.log('\nYour own transcripts (AI SDK, LangChain, OpenAI chat; JSON or JSONL), the same way:');
+  console.log('  npx context-compression replay <file> --window 32000 --out figures/');
 } else {
   console.log(`Replaying ${sessions.length} sessions from ${file} with a mock model and the offline summarizer.`);
   const bar = new SingleBar({

@@ -155,12 +155,20 @@ describe('a fold lease in a shared store', () => {
     };
     const alone = counting(0);
     await call(
-      engineOn(memoryStateStore(), { summarizer: async (input) => (await alone.summarizer(input), large) }),
+      engineOn(memoryStateStore(), {
+        summarizer: async (input) => {
+          await alone.summarizer(input);
+          return large;
+        },
+      }),
       conversation(0),
     );
     expect(alone.calls.length).toBeGreaterThanOrEqual(2);
     const shared = counting(150);
-    const summarizer = async (input: SummarizeInput) => (await shared.summarizer(input), large);
+    const summarizer = async (input: SummarizeInput) => {
+      await shared.summarizer(input);
+      return large;
+    };
     const store = memoryStateStore();
     const [a, b] = await Promise.all([
       call(engineOn(store, { summarizer }), conversation(0)),

@@ -1,0 +1,248 @@
+#!/usr/bin/env node
+/**
+ * `context-compression replay <file> [--window 32000] [--summarizer offline] [--out dir]`: what this package would do
+ * to your own conversations. Reads AI SDK, LangChain, OpenAI chat or session transcripts (JSON or JSON lines),
+ * replays every conversation call by call through the engine (offline: no model, no key), and prints per conversation
+ * the tokens sent raw and compressed, the cache-priced cost of both, and what was folded, masked and recalled.
+ * `--out` writes the figures as JSON and a chart of tokens per call as SVG.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { replayChart } from './chart.js';
+import { type Conversation, readConversations, TranscriptFormatError } from './formats.js';
+import { type ConversationReplay, callsOf, replayConversation } from './replay.js';
+
+const USAGE = `usage: context-compression replay <file> [options]
+
+  <file>                 a transcript: AI SDK ModelMessage[] or UIMessage[], LangChain messages, OpenAI chat
+                         messages or a request body { messages }, as JSON or JSON lines (one message or one
+                         conversation per line)
+  --window <tokens>      the model's context window (default 128000)
+  --reserve <tokens>     tokens kept for the answer (default: the engine's)
+  --summarizer offline   the summarizer (offline: the extractive one, no model; the only one here)
+  --out <dir>            write figures.json and chart.svg (one chart per conversation) there
+  --quiet                no progress bar
+`;
+
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+/** Runs the command line; returns the exit code. */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    io.stdout(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (parsed.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const { file, window, reserve, out, quiet } = parsed;
+  let conversations: Conversation[];
+  try {
+    conversations = readConversations(await readFile(file, 'utf8'), file);
+  } catch (error) {
+    const message = error instanceof TranscriptFormatError ? error.message : `${file}: ${(error as Error).message}`;
+    io.stdout(`${message}\n`);
+    return 1;
+  }
+  const totalCalls = conversations.reduce((sum, conversation) => sum + callsOf(conversation), 0);
+  const progress = !quiet && totalCalls > 0 ? await progressBar(io.stderr, totalCalls) : undefined;
+  const replays: ConversationReplay[] = [];
+  for (const conversation of conversations) {
+    replays.push(
+      await replayConversation(conversation, {
+        contextWindow: window,
+        ...(reserve !== undefined ? { reserveOutputTokens: reserve } : {}),
+        onCall: () => progress?.increment(),
+      }),
+    );
+  }
+  progress?.stop();
+  io.stdout(report(file, replays, window));
+  if (out) {
+    await mkdir(out, { recursive: true });
+    await writeFile(
+      join(out, 'figures.json'),
+      `${JSON.stringify({ file, window, conversations: replays }, null, 2)}\n`,
+    );
+    const written = ['figures.json'];
+    for (const replay of replays) {
+      const name = replays.length === 1 ? 'chart.svg' : `chart-${safe(replay.id)}.svg`;
+      const chart = await replayChart(
+        replay,
+        `Prompt tokens per call: ${basename(file)} ${replay.id}, ${window} window`,
+      );
+      if (!chart.svg) {
+        io.stdout(`chart left out: ${chart.missing}\n`);
+        break;
+      }
+      await writeFile(join(out, name), chart.svg);
+      written.push(name);
+    }
+    io.stdout(`wrote ${written.join(', ')} to ${out}\n`);
+  }
+  return 0;
+}
+
+function parse(argv: readonly string[]) {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      window: { type: 'string', default: '128000' },
+      reserve: { type: 'string' },
+      summarizer: { type: 'string', default: 'offline' },
+      out: { type: 'string' },
+      quiet: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return { help: true as const };
+  const [command, file, ...rest] = positionals;
+  if (command !== 'replay') throw new Error(command ? `unknown command: ${command}` : 'no command given');
+  if (!file) throw new Error('replay: no file given');
+  if (rest.length > 0) throw new Error(`replay: one file at a time (also given: ${rest.join(' ')})`);
+  const whole = (name: string, text: string, min: number) => {
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < min)
+      throw new Error(`--${name} must be a whole number >= ${min}, got ${text}`);
+    return value;
+  };
+  if (values.summarizer !== 'offline') {
+    throw new Error(`--summarizer ${values.summarizer}: only "offline" (the extractive summarizer, no model) is here`);
+  }
+  return {
+    help: false as const,
+    file,
+    window: whole('window', values.window, 1_024),
+    reserve: values.reserve === undefined ? undefined : whole('reserve', values.reserve, 0),
+    out: values.out,
+    quiet: values.quiet,
+  };
+}
+
+async function progressBar(stream: CliIo['stderr'], total: number) {
+  const { SingleBar } = await import('cli-progress');
+  const bar = new SingleBar({
+    stream,
+    format: 'replaying [{bar}] {value}/{total} calls',
+    hideCursor: true,
+    clearOnComplete: true,
+  });
+  bar.start(total, 0);
+  return bar;
+}
+
+const number = (value: number) => Math.round(value).toLocaleString('en-US');
+const safe = (id: string) => id.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 80);
+
+/** The table: one row per conversation (and a total row for several), then what the compressing calls did. */
+export function report(file: string, replays: readonly ConversationReplay[], window: number): string {
+  const lines: string[] = [];
+  const formats = [...new Set(replays.map((replay) => replay.format))].join(', ');
+  const calls = replays.reduce((sum, replay) => sum + replay.calls.length, 0);
+  lines.push(
+    `${basename(file)}: ${replays.length} conversation${replays.length === 1 ? '' : 's'} (${formats}), ${number(calls)} model calls, ${number(window)}-token window`,
+    '',
+  );
+  const header = [
+    'conversation',
+    'calls',
+    'raw tokens',
+    'sent tokens',
+    'sent/raw',
+    'raw cost',
+    'cost',
+    'cost/raw',
+    'folds',
+    'masked',
+    'recalled',
+  ];
+  const row = (id: string, replay: Omit<ConversationReplay, 'id' | 'format' | 'calls'> & { calls: number }) => [
+    id,
+    number(replay.calls),
+    number(replay.rawTokens),
+    number(replay.sentTokens),
+    ratio(replay.sentTokens, replay.rawTokens),
+    number(replay.rawCost),
+    number(replay.sentCost),
+    ratio(replay.sentCost, replay.rawCost),
+    number(replay.folds),
+    number(replay.masked),
+    number(replay.recalledChunks),
+  ];
+  const rows = replays.map((replay) => row(replay.id, { ...replay, calls: replay.calls.length }));
+  if (replays.length > 1) {
+    const sum = (pick: (replay: ConversationReplay) => number) =>
+      replays.reduce((all, replay) => all + pick(replay), 0);
+    rows.push(
+      row('all', {
+        calls,
+        rawTokens: sum((replay) => replay.rawTokens),
+        sentTokens: sum((replay) => replay.sentTokens),
+        rawCost: sum((replay) => replay.rawCost),
+        sentCost: sum((replay) => replay.sentCost),
+        folds: sum((replay) => replay.folds),
+        masked: sum((replay) => replay.masked),
+        recalledChunks: sum((replay) => replay.recalledChunks),
+      }),
+    );
+  }
+  lines.push(...table(header, rows), '');
+  lines.push(
+    'cost: input tokens priced as a prompt cache bills them (a read of the prefix shared with the previous call',
+  );
+  lines.push('at 0.1, the rest written at 1.25), in input-token units.', '');
+  for (const replay of replays) {
+    const acted = replay.calls.filter((call) => call.actions.length > 0);
+    if (acted.length === 0) continue;
+    lines.push(`${replays.length > 1 ? `${replay.id}: ` : ''}calls that compressed:`);
+    for (const call of acted.slice(0, 40)) {
+      lines.push(
+        `  call ${call.call} (${call.messages} messages, ${number(call.rawTokens)} -> ${number(call.sentTokens)} tokens): ${call.actions}`,
+      );
+    }
+    if (acted.length > 40) lines.push(`  ... and ${acted.length - 40} more (--out writes every call)`);
+    lines.push('');
+  }
+  return `${lines.join('\n')}`;
+}
+
+const ratio = (value: number, base: number) => (base > 0 ? `${(value / base).toFixed(2)}x` : '-');
+
+function table(header: readonly string[], rows: readonly string[][]): string[] {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
+      .join('  ');
+  return [line(header), ...rows.map(line)];
+}
+
+// run as the package's bin (not when imported by tests)
+const invoked = process.argv[1] ?? '';
+if (/(?:^|[\\/])(?:cli\.(?:c?js|mjs)|main\.ts|context-compression)$/.test(invoked)) {
+  // output piped into a command that stopped reading (`| head`): the rest is not wanted
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+  main(process.argv.slice(2), { stdout: (text) => process.stdout.write(text), stderr: process.stderr }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,160 @@
+import { toTranscript } from '../../adapters/ai-sdk/to-transcript.js';
+import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js';
+import { commonPrefixTokens } from '../counting/prefix-tracker.js';
+import type { TokenCounter } from '../counting/token-counter.js';
+import { CompressionEngine } from '../engine/engine.js';
+import type { CompressionOptions } from '../options/options.js';
+import type { Message } from '../transcript/transcript.js';
+import type { Conversation } from './formats.js';
+
+/** Prices of cached tokens relative to the input price (Anthropic's published multipliers; OpenAI's are lower). */
+export const CACHE_READ_PRICE = 0.1;
+export const CACHE_WRITE_PRICE = 1.25;
+
+/** One model call of a replay: the history before an assistant turn, sent raw and compressed. */
+export interface ReplayCall {
+  /** Index of the call in its conversation, from 1. */
+  readonly call: number;
+  /** Messages of the history the caller sent (system messages included). */
+  readonly messages: number;
+  readonly rawTokens: number;
+  readonly sentTokens: number;
+  /** Leading tokens the raw prompt shares with the previous raw prompt: what a prompt cache reads. */
+  readonly rawCachedTokens: number;
+  /** The same for the compressed prompts. */
+  readonly sentCachedTokens: number;
+  readonly folded: number;
+  readonly dropped: number;
+  readonly masked: number;
+  readonly redacted: number;
+  readonly recalledChunks: number;
+  /** What the call did, in words; empty when it sent the history as it was. */
+  readonly actions: string;
+}
+
+/** A conversation replayed: its calls and their totals. */
+export interface ConversationReplay {
+  readonly id: string;
+  readonly format: string;
+  readonly calls: readonly ReplayCall[];
+  readonly rawTokens: number;
+  readonly sentTokens: number;
+  /** Cache-priced input cost in input-token units: cached tokens at 0.1, the others at 1.25. */
+  readonly rawCost: number;
+  readonly sentCost: number;
+  readonly folds: number;
+  readonly masked: number;
+  readonly recalledChunks: number;
+}
+
+export interface ReplayOptions {
+  readonly contextWindow: number;
+  readonly reserveOutputTokens?: number;
+  /** The counter for the figures (and the engine). @default the engine's default, gpt-tokenizer o200k_base */
+  readonly tokenCounter?: TokenCounter;
+  /** Further engine options (a summarizer, masking, triggers...). */
+  readonly engine?: Omit<CompressionOptions, 'contextWindow' | 'reserveOutputTokens' | 'tokenCounter'>;
+  /** Told after every call. */
+  readonly onCall?: (call: ReplayCall) => void;
+}
+
+/**
+ * Replays a conversation as an app would send it: one model call before every assistant turn, each with the whole
+ * history before that turn, through one engine (its own in-memory store); the figures count the raw and the
+ * compressed prompts with one counter, and what a prompt cache would read of each (the prefix shared with the
+ * previous call's prompt).
+ */
+export async function replayConversation(
+  conversation: Conversation,
+  options: ReplayOptions,
+): Promise<ConversationReplay> {
+  const engine = new CompressionEngine({
+    ...options.engine,
+    contextWindow: options.contextWindow,
+    ...(options.reserveOutputTokens !== undefined ? { reserveOutputTokens: options.reserveOutputTokens } : {}),
+    ...(options.tokenCounter ? { tokenCounter: options.tokenCounter } : {}),
+  });
+  const meter = new MessageMeter(options.tokenCounter ?? (await defaultCounter()));
+  const measure = (messages: readonly Message[]) => messages.map((message) => meter.measure(message));
+  const prompt = conversation.prompt;
+  const calls: ReplayCall[] = [];
+  let previousRaw: MessageMeasure[] = [];
+  let previousSent: MessageMeasure[] = [];
+  for (let end = 1; end < prompt.length; end++) {
+    if (prompt[end]?.role !== 'assistant' || prompt[end - 1]?.role === 'system') continue;
+    const transcript = toTranscript(prompt.slice(0, end), undefined);
+    const out = await engine.compress({ transcript, modelId: 'replay' });
+    const raw = measure([...transcript.system, ...transcript.messages]);
+    const sent = measure([...out.system, ...out.messages]);
+    const event = out.event;
+    const call: ReplayCall = {
+      call: calls.length + 1,
+      messages: end,
+      rawTokens: total(raw),
+      sentTokens: total(sent),
+      rawCachedTokens: commonPrefixTokens(previousRaw, raw),
+      sentCachedTokens: commonPrefixTokens(previousSent, sent),
+      folded: event?.messagesFolded ?? 0,
+      dropped: event?.messagesDropped ?? 0,
+      masked: event?.observationsMasked.count ?? 0,
+      redacted: event?.observationsRedacted.count ?? 0,
+      recalledChunks: event?.recalled.chunks ?? 0,
+      actions: describe(event),
+    };
+    previousRaw = raw;
+    previousSent = sent;
+    calls.push(call);
+    options.onCall?.(call);
+  }
+  const sum = (pick: (call: ReplayCall) => number) => calls.reduce((all, call) => all + pick(call), 0);
+  const cost = (tokens: number, cached: number) => cached * CACHE_READ_PRICE + (tokens - cached) * CACHE_WRITE_PRICE;
+  return {
+    id: conversation.id,
+    format: conversation.format,
+    calls,
+    rawTokens: sum((call) => call.rawTokens),
+    sentTokens: sum((call) => call.sentTokens),
+    rawCost: cost(
+      sum((call) => call.rawTokens),
+      sum((call) => call.rawCachedTokens),
+    ),
+    sentCost: cost(
+      sum((call) => call.sentTokens),
+      sum((call) => call.sentCachedTokens),
+    ),
+    folds: calls.filter((call) => call.folded > 0).length,
+    masked: sum((call) => call.masked),
+    recalledChunks: sum((call) => call.recalledChunks),
+  };
+}
+
+/** The number of model calls a conversation's replay makes (for a progress bar). */
+export function callsOf(conversation: Conversation): number {
+  const prompt = conversation.prompt;
+  return prompt.filter(
+    (message, index) => index > 0 && message.role === 'assistant' && prompt[index - 1]?.role !== 'system',
+  ).length;
+}
+
+async function defaultCounter(): Promise<TokenCounter> {
+  const { gptTokenizerCounter } = await import('../counting/gpt-tokenizer-counter.js');
+  const counter = gptTokenizerCounter();
+  await counter.load?.();
+  return counter;
+}
+
+function total(measures: readonly MessageMeasure[]): number {
+  return measures.reduce((sum, measure) => sum + measure.tokens, 0);
+}
+
+function describe(event: Awaited<ReturnType<CompressionEngine['compress']>>['event']): string {
+  if (!event) return '';
+  const parts: string[] = [];
+  if (event.messagesFolded > 0) parts.push(`folded ${event.messagesFolded} messages`);
+  if (event.messagesDropped > 0) parts.push(`dropped ${event.messagesDropped} messages`);
+  if (event.observationsMasked.count > 0) parts.push(`masked ${event.observationsMasked.count} tool results`);
+  if (event.observationsRedacted.count > 0) parts.push(`redacted ${event.observationsRedacted.count} tool results`);
+  if (event.toolResultsTruncated > 0) parts.push(`shortened ${event.toolResultsTruncated} tool results`);
+  if (event.recalled.chunks > 0) parts.push(`recalled ${event.recalled.chunks} pieces`);
+  return parts.length > 0 ? `${event.trigger}: ${parts.join(', ')}` : '';
+}

@@ -1,0 +1,217 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  AIMessage,
+  HumanMessage,
+  mapChatMessagesToStoredMessages,
+  SystemMessage,
+  ToolMessage,
+} from '@langchain/core/messages';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readConversations, TranscriptFormatError } from '../../src/cli/formats.js';
+import { main } from '../../src/cli/main.js';
+
+/**
+ * The replay command on one agent conversation written in every format it reads: each gives the same calls and the
+ * same raw tokens (the formats carry the same messages), and the window makes it compress.
+ */
+const TURNS = 24;
+const SYSTEM_TEXT = 'You are a coding agent.';
+const question = 'The build of billing fails since the upgrade. Find out why and fix it.';
+const fileText = (turn: number) =>
+  `// src/module${turn}.ts\n${'export const total = items.reduce((a, b) => a + b.price, 0);\n'.repeat(30)}`;
+const note = (turn: number) => `Module ${turn} sums the prices; nothing wrong there.`;
+const args = (turn: number) => ({ path: `src/module${turn}.ts` });
+
+const formats: Record<string, () => unknown> = {
+  'AI SDK ModelMessage[]': () => [
+    { role: 'system', content: SYSTEM_TEXT },
+    { role: 'user', content: question },
+    ...Array.from({ length: TURNS }, (_, turn) => [
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: `call_${turn}`, toolName: 'read_file', input: args(turn) }],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: `call_${turn}`,
+            toolName: 'read_file',
+            output: { type: 'text', value: fileText(turn) },
+          },
+        ],
+      },
+      { role: 'assistant', content: note(turn) },
+      { role: 'user', content: `Go on with module ${turn + 1}.` },
+    ]).flat(),
+  ],
+  'AI SDK UIMessage[]': () => [
+    { id: 's', role: 'system', parts: [{ type: 'text', text: SYSTEM_TEXT }] },
+    { id: 'u', role: 'user', parts: [{ type: 'text', text: question }] },
+    ...Array.from({ length: TURNS }, (_, turn) => [
+      {
+        id: `a${turn}`,
+        role: 'assistant',
+        parts: [
+          { type: 'step-start' },
+          {
+            type: 'tool-read_file',
+            toolCallId: `call_${turn}`,
+            state: 'output-available',
+            input: args(turn),
+            output: fileText(turn),
+          },
+          { type: 'step-start' },
+          { type: 'text', text: note(turn) },
+        ],
+      },
+      { id: `u${turn}`, role: 'user', parts: [{ type: 'text', text: `Go on with module ${turn + 1}.` }] },
+    ]).flat(),
+  ],
+  'LangChain messages (toJSON)': () => langChainMessages().map((message) => message.toJSON()),
+  'LangChain messages (stored)': () => mapChatMessagesToStoredMessages(langChainMessages()),
+  'OpenAI chat messages': () => openAIMessages(),
+  'OpenAI request body': () => ({ model: 'gpt-4o', messages: openAIMessages() }),
+};
+
+function langChainMessages() {
+  return [
+    new SystemMessage(SYSTEM_TEXT),
+    new HumanMessage(question),
+    ...Array.from({ length: TURNS }, (_, turn) => [
+      new AIMessage({ content: '', tool_calls: [{ id: `call_${turn}`, name: 'read_file', args: args(turn) }] }),
+      new ToolMessage({ content: fileText(turn), tool_call_id: `call_${turn}`, name: 'read_file' }),
+      new AIMessage(note(turn)),
+      new HumanMessage(`Go on with module ${turn + 1}.`),
+    ]).flat(),
+  ];
+}
+
+function openAIMessages() {
+  return [
+    { role: 'developer', content: SYSTEM_TEXT },
+    { role: 'user', content: question },
+    ...Array.from({ length: TURNS }, (_, turn) => [
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: `call_${turn}`,
+            type: 'function',
+            function: { name: 'read_file', arguments: JSON.stringify(args(turn)) },
+          },
+        ],
+      },
+      { role: 'tool', tool_call_id: `call_${turn}`, content: fileText(turn) },
+      { role: 'assistant', content: note(turn) },
+      { role: 'user', content: `Go on with module ${turn + 1}.` },
+    ]).flat(),
+  ];
+}
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'cc-cli-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function run(...argv: string[]): Promise<{ code: number; output: string }> {
+  let output = '';
+  const code = await main(argv, { stdout: (text) => (output += text), stderr: process.stderr });
+  return { code, output };
+}
+
+/** A cell of the table's first row (the first conversation). */
+const figure = (output: string, column: number) => {
+  const lines = output.split('\n');
+  const header = lines.findIndex((line) => line.startsWith('conversation '));
+  return lines[header + 1]?.trim().split(/\s{2,}/)[column];
+};
+
+describe('context-compression replay', () => {
+  const outputs = new Map<string, string>();
+
+  it.each(Object.keys(formats))('reads %s and replays it call by call', async (name) => {
+    const file = join(dir, `${name.replace(/\W+/g, '-')}.json`);
+    await writeFile(file, JSON.stringify((formats[name] as () => unknown)()));
+    const { code, output } = await run('replay', file, '--window', '8000', '--quiet');
+    expect(code, output).toBe(0);
+    outputs.set(name, output);
+    expect(output).toMatch(/calls that compressed:\n\s+call \d+ .*folded \d+ messages/);
+    // one conversation; calls: the assistant turns after the first message
+    expect(figure(output, 1)).toBe(`${TURNS * 2}`);
+  });
+
+  it('gives the same figures for the same conversation in every format', () => {
+    const raw = new Set([...outputs.values()].map((output) => figure(output, 2)));
+    const sent = new Set([...outputs.values()].map((output) => figure(output, 3)));
+    expect(outputs.size).toBe(Object.keys(formats).length);
+    // the system text and the tool results are the same; raw tokens differ only by what a format cannot carry
+    expect(raw.size, [...outputs.values()].join('\n')).toBe(1);
+    expect(sent.size).toBe(1);
+  });
+
+  it('reads JSON lines: one message per line, or one conversation per line', async () => {
+    const messages = formats['OpenAI chat messages']?.() as unknown[];
+    const lines = join(dir, 'messages.jsonl');
+    await writeFile(lines, messages.map((message) => JSON.stringify(message)).join('\n'));
+    expect(figure((await run('replay', lines, '--window', '8000', '--quiet')).output, 1)).toBe(`${TURNS * 2}`);
+    const sessions = join(dir, 'sessions.jsonl');
+    await writeFile(
+      sessions,
+      ['a', 'b'].map((id) => JSON.stringify({ id, messages: messages.slice(0, 30) })).join('\n'),
+    );
+    const { output } = await run('replay', sessions, '--window', '8000', '--quiet');
+    expect(output).toMatch(/2 conversations/);
+    expect(output).toMatch(/^all\s+\d+/m);
+  });
+
+  it('a plain JSON array of chat messages (what crashed the demo) is read as chat messages', () => {
+    const [conversation] = readConversations(
+      JSON.stringify([
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello' },
+      ]),
+      'chat.json',
+    );
+    expect(conversation?.prompt).toHaveLength(2);
+  });
+
+  it('writes figures.json and a chart of tokens per call with --out', async () => {
+    const file = join(dir, 'chart-input.json');
+    await writeFile(file, JSON.stringify(formats['AI SDK ModelMessage[]']?.()));
+    const out = join(dir, 'out');
+    const { code, output } = await run('replay', file, '--window', '8000', '--out', out, '--quiet');
+    expect(code).toBe(0);
+    expect(output).toContain(`wrote figures.json, chart.svg to ${out}`);
+    const figures = JSON.parse(await readFile(join(out, 'figures.json'), 'utf8'));
+    expect(figures.conversations[0].calls).toHaveLength(TURNS * 2);
+    const svg = await readFile(join(out, 'chart.svg'), 'utf8');
+    expect(svg).toMatch(/^<svg/);
+    expect(svg).toContain('raw history');
+    expect(svg).toContain('compressed');
+  });
+
+  it('names the formats it reads when a file is none of them, and exits with 1', async () => {
+    const file = join(dir, 'unknown.json');
+    await writeFile(file, JSON.stringify([{ speaker: 'me', text: 'hi' }]));
+    const { code, output } = await run('replay', file);
+    expect(code).toBe(1);
+    expect(output).toMatch(/not a transcript this command reads \(message 1 has no role, type or parts\)/);
+    expect(output).toMatch(/AI SDK ModelMessage\[\] or UIMessage\[\], LangChain messages .*OpenAI chat messages/);
+    expect(() => readConversations('', 'empty.json')).toThrow(TranscriptFormatError);
+  });
+
+  it('explains bad arguments with the usage', async () => {
+    expect((await run('replay')).output).toMatch(/no file given[\s\S]*usage: context-compression replay/);
+    expect((await run('replay', 'x.json', '--window', '10')).output).toMatch(/--window must be a whole number >= 1024/);
+    expect((await run('replay', 'x.json', '--summarizer', 'gpt-4o')).output).toMatch(/only "offline"/);
+    expect((await run('compress', 'x.json')).code).toBe(2);
+  });
+});
