@@ -12,7 +12,7 @@ export {
 } from './embeddings/transformers-embedder.js';
 export type { CompressInput, CompressOutput } from './engine/compress-call.js';
 export { CompressionEngine } from './engine/engine.js';
-export type { CompressEvent, CompressionErrorEvent } from './engine/events.js';
+export type { CallReport, CompressEvent, CompressionErrorEvent } from './engine/events.js';
 export { type ExplainedDecision, type ExplainOptions, explain } from './engine/explain.js';
 export {
   ContextCompressionError,

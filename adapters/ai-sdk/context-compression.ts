@@ -7,8 +7,10 @@ import type { EmbeddingModel, LanguageModel } from 'ai';
 import { type Embedder, isEmbedder } from '../../src/embeddings/embedder.js';
 import { createCompressionEngine } from '../../src/engine/create-engine.js';
 import type { CompressionEngine } from '../../src/engine/engine.js';
+import { InvalidOptionError } from '../../src/errors.js';
 import { type CompressionOptions, readOptions } from '../../src/options/options.js';
 import type { SummarizeFunction, Summarizer } from '../../src/summarizers/summarizer.js';
+import { cachesAtBreakpoints, withCacheBreakpoints } from './cache-breakpoints.js';
 import { readCallOptions } from './call-options.js';
 import { fromTranscript } from './from-transcript.js';
 import { isEmbeddingModel, modelEmbedder } from './model-embedder.js';
@@ -17,6 +19,13 @@ import { promptConversions, toTranscript } from './to-transcript.js';
 
 /** Options of the AI SDK middleware: the engine's options, with any AI SDK model accepted as summarizer. */
 export interface ContextCompressionOptions extends Omit<CompressionOptions, 'summarizer' | 'embedder'> {
+  /**
+   * For providers that cache a prompt only up to explicit breakpoints (Anthropic, also through Vertex): places
+   * `providerOptions.anthropic.cacheControl` at the end of the prompt, of the session-state pair and of the system
+   * prompt, within the provider's 4 and beside the caller's own, which are left as they are. Other providers cache
+   * prefixes on their own and are left alone. `false`: no breakpoints from this package. @default true
+   */
+  cacheBreakpoints?: boolean;
   /**
    * Folds evicted messages into the session state: an AI SDK model (called with structured output), a summarizer
    * object, or a plain async function. @default the offline extractive summarizer
@@ -47,7 +56,13 @@ function isLanguageModel(value: unknown): value is LanguageModel {
 
 /** Builds the engine for a set of AI SDK options, turning a model summarizer into a Summarizer. */
 export function createEngine(options: ContextCompressionOptions | undefined): CompressionEngine {
-  const given = readOptions(options);
+  const { cacheBreakpoints: _adapterOnly, ...given } = readOptions(options);
+  if (_adapterOnly !== undefined && typeof _adapterOnly !== 'boolean') {
+    throw new InvalidOptionError({
+      option: 'cacheBreakpoints',
+      message: `must be true or false (got ${String(_adapterOnly)})`,
+    });
+  }
   return createCompressionEngine({ ...given, embedder: toEmbedder(given.embedder) }, (value) =>
     isLanguageModel(value) ? modelSummarizer(value) : undefined,
   );
@@ -60,11 +75,14 @@ export function createEngine(options: ContextCompressionOptions | undefined): Co
  */
 export function contextCompression(options: ContextCompressionOptions = {}): LanguageModelV4Middleware {
   const engine = createEngine(options);
-  return middlewareFor(engine);
+  return middlewareFor(engine, options);
 }
 
 /** The middleware around an existing engine (shared by `contextCompression` and `withContextCompression`). */
-export function middlewareFor(engine: CompressionEngine): LanguageModelV4Middleware {
+export function middlewareFor(
+  engine: CompressionEngine,
+  { cacheBreakpoints = true }: Pick<ContextCompressionOptions, 'cacheBreakpoints'> = {},
+): LanguageModelV4Middleware {
   const estimates = new WeakMap<LanguageModelV4CallOptions, { modelKey: string; tokens: number }>();
   const modelKeyOf = (model: { provider: string; modelId: string }) => `${model.provider}:${model.modelId}`;
   const conversions = promptConversions();
@@ -80,7 +98,12 @@ export function middlewareFor(engine: CompressionEngine): LanguageModelV4Middlew
         namespace: callOptions.namespace,
         force: callOptions.force,
       });
-      const transformed = { ...params, providerOptions, prompt: fromTranscript(result.system, result.messages) };
+      let prompt = fromTranscript(result.system, result.messages);
+      if (cacheBreakpoints && cachesAtBreakpoints(model.provider)) {
+        const pair = result.messages[0]?.synthetic === 'session-state' ? result.system.length + 1 : undefined;
+        prompt = withCacheBreakpoints(prompt, params.tools, { systemEnd: result.system.length - 1, stateEnd: pair });
+      }
+      const transformed = { ...params, providerOptions, prompt };
       estimates.set(transformed, { modelKey: modelKeyOf(model), tokens: result.estimatedTokens });
       return transformed;
     },

@@ -19,5 +19,5 @@ export function withContextCompression(model: ModelObject, options: ContextCompr
   }
   const engine = createEngine(options);
   engine.budgetFor(model.modelId);
-  return wrapLanguageModel({ model, middleware: middlewareFor(engine) });
+  return wrapLanguageModel({ model, middleware: middlewareFor(engine, options) });
 }

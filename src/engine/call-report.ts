@@ -58,7 +58,7 @@ export class CallReporter {
     tokensBefore: number;
     tokensAfter: number;
     reusedState: boolean;
-  }): { decisions: CompressionDecision[]; event: CompressEvent | undefined } {
+  }): { decisions: CompressionDecision[]; event: CompressEvent | undefined; cacheablePrefixTokens: number } {
     const edits = reportEdits({
       facts,
       view: decided.projection.view,
@@ -95,6 +95,6 @@ export class CallReporter {
     if (event && (outcome.messagesFolded > 0 || outcome.messagesDropped > 0 || changed || decided.restored)) {
       this.options.onCompress?.(event);
     }
-    return { decisions, event };
+    return { decisions, event, cacheablePrefixTokens };
   }
 }

@@ -230,7 +230,7 @@ export class CompressionEngine {
     }
 
     const estimatedTokens = this.total(projection, point);
-    const { decisions, event } = this.reporter.changes({
+    const { decisions, event, cacheablePrefixTokens } = this.reporter.changes({
       facts,
       decided,
       sent: output.measures,
@@ -238,6 +238,18 @@ export class CompressionEngine {
       tokensAfter: estimatedTokens,
       reusedState: stored?.state !== undefined && decided.messagesFolded === 0,
     });
+    if (this.options.onCall) {
+      const { ratio } = facts.limits;
+      const history = facts.messages.reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
+      this.listeners.onCall({
+        historyTokens: Math.round((facts.fixedTokens + history) * ratio),
+        promptTokens: Math.round(estimatedTokens * ratio),
+        cacheablePrefixTokens,
+        messagesOutOfPrompt: point.coveredCount,
+        stateInPrompt: point.state !== undefined,
+        event,
+      });
+    }
     return {
       system: facts.system,
       messages: output.messages,

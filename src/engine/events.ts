@@ -62,3 +62,25 @@ export interface CompressionErrorEvent {
     | 'approximate-count'
     | 'continued';
 }
+
+/**
+ * What one call sent, whether or not it changed anything (`onCall`): for dashboards and pages that show every request,
+ * where `onCompress` tells only of the calls that changed what the model sees. Tokens are the provider's (calibrated).
+ */
+export interface CallReport {
+  /**
+   * The history as the caller sent it, with the system prompt and the tool definitions (and the awareness block, which
+   * every prompt carries).
+   */
+  readonly historyTokens: number;
+  /** The prompt the model received. */
+  readonly promptTokens: number;
+  /** Leading tokens the prompt shares with the previous call's prompt of the conversation: what a prompt cache reads. */
+  readonly cacheablePrefixTokens: number;
+  /** Messages of the history the prompt leaves out: folded into the session state, or dropped. */
+  readonly messagesOutOfPrompt: number;
+  /** Whether the prompt carries the session state (made by this call or an earlier one, in any instance). */
+  readonly stateInPrompt: boolean;
+  /** This call's changes, when it made any: the event `onCompress` hears. */
+  readonly event: CompressEvent | undefined;
+}

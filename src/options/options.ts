@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { TokenCounter } from '../counting/token-counter.js';
 import { type Embedder, isEmbedder } from '../embeddings/embedder.js';
-import type { CompressEvent, CompressionErrorEvent } from '../engine/events.js';
+import type { CallReport, CompressEvent, CompressionErrorEvent } from '../engine/events.js';
 import { describeValue, InvalidOptionError, UnknownContextWindowError } from '../errors.js';
 import type { StateStore } from '../store/state-store.js';
 import type { MaskingOptions } from '../strategies/observation-masking.js';
@@ -127,6 +127,11 @@ export interface CompressionOptions {
   embedderTimeoutMs?: number;
   /** Called by each call that changed what the model sees: a fold, a drop, or a newly shortened tool result. */
   onCompress?: (event: CompressEvent) => void;
+  /**
+   * Called by every call, with what it sent: the history's and the prompt's tokens, the cache-stable prefix, whether
+   * the session state is in the prompt, and this call's changes if it made any (a page that shows every request).
+   */
+  onCall?: (report: CallReport) => void;
   /** Called when something failed and the engine fell back; the user's call still goes on. */
   onError?: (event: CompressionErrorEvent) => void;
 }
@@ -216,6 +221,7 @@ const OptionsSchema = z.strictObject({
   store: z.unknown().optional(),
   embedder: z.unknown().optional(),
   onCompress: z.unknown().optional(),
+  onCall: z.unknown().optional(),
   onError: z.unknown().optional(),
 });
 
@@ -246,7 +252,7 @@ export function validateOptions(options: CompressionOptions): void {
   if (options.contextWindow !== undefined && options.reserveOutputTokens !== undefined) {
     checkReserve(options.contextWindow, options.reserveOutputTokens);
   }
-  for (const name of ['onCompress', 'onError'] as const) {
+  for (const name of ['onCompress', 'onCall', 'onError'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'function') fail(name, 'a function', options[name]);
   }
   const { summarizer, store, tokenCounter, embedder } = options;

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { approximateCounter } from '../../src/counting/token-counter.js';
+import { CompressionEngine } from '../../src/engine/engine.js';
+import type { CallReport, CompressionErrorEvent } from '../../src/engine/events.js';
+import { ListenerError } from '../../src/errors.js';
+import { chat, SYSTEM, text } from '../helpers/fixtures.js';
+
+/** `onCall` hears of every call, also of those that only reuse an earlier compression (which `onCompress` does not). */
+describe('onCall', () => {
+  const engineWith = (onCall: (report: CallReport) => void, errors: CompressionErrorEvent[] = []) =>
+    new CompressionEngine({
+      contextWindow: 4_000,
+      reserveOutputTokens: 500,
+      tokenCounter: approximateCounter(),
+      onCall,
+      onCompress: () => {},
+      onError: (event) => errors.push(event),
+    });
+  const call = (engine: CompressionEngine, messages: ReturnType<typeof chat>) =>
+    engine.compress({ transcript: { system: SYSTEM, tools: [], messages }, modelId: 'test-model' });
+
+  it('reports every call: the history, the prompt, the state, and the changes when there are any', async () => {
+    const reports: CallReport[] = [];
+    const engine = engineWith((report) => reports.push(report));
+    await call(engine, chat(4));
+    const history = [...chat(60), text('user', 'And now?')];
+    const folding = await call(engine, history);
+    const reusing = await call(engine, history);
+    expect(reports).toHaveLength(3);
+    const [short, folded, again] = reports as [CallReport, CallReport, CallReport];
+    expect(short).toMatchObject({ stateInPrompt: false, messagesOutOfPrompt: 0, event: undefined });
+    expect(short.promptTokens).toBe(short.historyTokens);
+    expect(folded.event).toEqual(folding.event);
+    expect(folded.stateInPrompt).toBe(true);
+    expect(folded.messagesOutOfPrompt).toBeGreaterThan(0);
+    expect(folded.promptTokens).toBeLessThan(folded.historyTokens);
+    // the same history again: nothing changes (no event, onCompress silent), the report still says what was sent
+    expect(reusing.event).toBeUndefined();
+    expect(again).toMatchObject({
+      stateInPrompt: true,
+      messagesOutOfPrompt: folded.messagesOutOfPrompt,
+      event: undefined,
+    });
+    expect(again.promptTokens).toBe(folded.promptTokens);
+    expect(again.cacheablePrefixTokens).toBe(again.promptTokens);
+  });
+
+  it('a listener that throws goes to onError; the call returns', async () => {
+    const errors: CompressionErrorEvent[] = [];
+    const engine = engineWith(() => {
+      throw new Error('dashboard down');
+    }, errors);
+    const out = await call(engine, chat(4));
+    expect(out.messages.length).toBeGreaterThan(0);
+    expect(ListenerError.isInstance(errors[0]?.error)).toBe(true);
+    expect(errors[0]?.error.message).toMatch(/onCall listener threw/);
+  });
+
+  it('must be a function', () => {
+    expect(() => engineWith('log' as never)).toThrow(/onCall/);
+  });
+});
