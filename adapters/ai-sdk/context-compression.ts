@@ -100,8 +100,14 @@ export function middlewareFor(
       });
       let prompt = fromTranscript(result.system, result.messages);
       if (cacheBreakpoints && cachesAtBreakpoints(model.provider)) {
-        const pair = result.messages[0]?.synthetic === 'session-state' ? result.system.length + 1 : undefined;
-        prompt = withCacheBreakpoints(prompt, params.tools, { systemEnd: result.system.length - 1, stateEnd: pair });
+        const offset = result.system.length;
+        const pair = result.messages[0]?.synthetic === 'session-state' ? offset + 1 : undefined;
+        const recall = result.messages.findIndex((message) => message.synthetic === 'recall');
+        prompt = withCacheBreakpoints(prompt, params.tools, {
+          systemEnd: offset - 1,
+          stateEnd: pair,
+          beforeRecall: recall > 0 ? offset + recall - 1 : undefined,
+        });
       }
       const transformed = { ...params, providerOptions, prompt };
       estimates.set(transformed, { modelKey: modelKeyOf(model), tokens: result.estimatedTokens });

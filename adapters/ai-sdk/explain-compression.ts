@@ -23,7 +23,8 @@ export async function explainCompression(
   messages: readonly ModelMessage[],
   explainOptions?: ExplainCompressionOptions,
 ): Promise<ExplainedDecision[]> {
-  const { instructions, embedder, ...options } = readOptions(explainOptions);
+  // cacheBreakpoints shapes requests to a provider, which a decision log never sends
+  const { instructions, embedder, cacheBreakpoints: _requestsOnly, ...options } = readOptions(explainOptions);
   checkWindowKnown(options, 'explainCompression');
   const system = instructions
     ? [{ role: 'system' as const, parts: [{ type: 'text' as const, text: instructions }] }]

@@ -51,6 +51,8 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: string): LanguageModelV4TextPart => ({ type: 'text', text: value });
+/** The tool name of a result whose format names none, until its call's name is found. */
+const UNNAMED = 'tool';
 const stringify = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value ?? null));
 
 /** Parses a file's text (JSON, or JSON lines) into its conversations. */
@@ -107,7 +109,8 @@ function detect(messages: unknown[], file: string): TranscriptFormat {
   if (all.every((message) => typeof message.type === 'string' && 'content' in message && !('role' in message))) {
     return 'LangChain messages';
   }
-  if (all.every((message) => typeof message.role === 'string' && Array.isArray(message.parts))) {
+  // UIMessages: parts (a stored system message may carry `content` instead; each is read by its own shape)
+  if (some((message) => typeof message.role === 'string' && Array.isArray(message.parts))) {
     return 'AI SDK UIMessage[]';
   }
   if (some((message) => Array.isArray(message.toolCalls) || typeof message.toolCallId === 'string')) {
@@ -156,8 +159,24 @@ function convert(format: TranscriptFormat, messages: Json[]): LanguageModelV4Mes
   }
 }
 
-/** Tool results answered in one message, as the AI SDK groups them: consecutive tool messages merged. */
+/**
+ * Tool results answered in one message, as the AI SDK groups them: consecutive tool messages merged; a result whose
+ * format names no tool (OpenAI's, LangChain's without `name`) takes its call's name.
+ */
 function systemFirst(messages: LanguageModelV4Message[]): LanguageModelV4Prompt {
+  const names = new Map<string, string>();
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    for (const part of message.content) if (part.type === 'tool-call') names.set(part.toolCallId, part.toolName);
+  }
+  for (const message of messages) {
+    if (message.role !== 'tool') continue;
+    message.content = message.content.map((part) =>
+      part.type === 'tool-result' && part.toolName === UNNAMED
+        ? { ...part, toolName: names.get(part.toolCallId) ?? UNNAMED }
+        : part,
+    );
+  }
   const system = messages.filter((message) => message.role === 'system');
   const rest: LanguageModelV4Message[] = [];
   for (const message of messages) {
@@ -240,7 +259,13 @@ function fromModelMessage(message: Json): LanguageModelV4Message {
 
 /** A UIMessage: text, reasoning and files as they are; each tool part a call in the assistant's step and its result. */
 function fromUiMessage(message: Json): LanguageModelV4Message[] {
-  const parts = (message.parts ?? []) as Json[];
+  const parts = (
+    Array.isArray(message.parts)
+      ? message.parts
+      : typeof message.content === 'string'
+        ? [{ type: 'text', text: message.content }]
+        : []
+  ) as Json[];
   if (message.role === 'system') {
     return [{ role: 'system', content: parts.map((part) => (part.type === 'text' ? `${part.text}` : '')).join('') }];
   }
@@ -278,9 +303,14 @@ function fromUiMessage(message: Json): LanguageModelV4Message[] {
     else if (type === 'dynamic-tool' || type.startsWith('tool-')) {
       const name = type === 'dynamic-tool' ? `${part.toolName}` : type.slice('tool-'.length);
       const id = `${part.toolCallId}`;
-      step.content.push(callOf(id, name, part.input));
+      // a call with no outcome yet (input streaming or available, awaiting approval) never reached the model with a
+      // result: left out, as the AI SDK leaves it out of the next request
       if (part.state === 'output-available') results.push(resultOf(id, name, part.output));
       else if (part.state === 'output-error') results.push(resultOf(id, name, `${part.errorText}`, true));
+      else if (part.state === 'output-denied') {
+        results.push({ type: 'tool-result', toolCallId: id, toolName: name, output: { type: 'execution-denied' } });
+      } else continue;
+      step.content.push(callOf(id, name, part.input));
     }
   }
   flush();

@@ -9,6 +9,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ContextCompressionError } from '../errors.js';
 import { replayChart } from './chart.js';
 import { type Conversation, readConversations, TranscriptFormatError } from './formats.js';
 import { type ConversationReplay, callsOf, replayConversation } from './replay.js';
@@ -27,16 +28,19 @@ const USAGE = `usage: context-compression replay <file> [options]
 
 export interface CliIo {
   readonly stdout: (text: string) => void;
+  /** Errors and usage after an error. @default written to `stderr` */
+  readonly error?: (text: string) => void;
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
 }
 
 /** Runs the command line; returns the exit code. */
-export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+export async function main(argv: readonly string[], given: CliIo): Promise<number> {
+  const io = { ...given, error: given.error ?? ((text: string) => given.stderr.write(text)) };
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
   } catch (error) {
-    io.stdout(`${(error as Error).message}\n\n${USAGE}`);
+    io.error(`${(error as Error).message}\n\n${USAGE}`);
     return 2;
   }
   if (parsed.help) {
@@ -49,22 +53,31 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     conversations = readConversations(await readFile(file, 'utf8'), file);
   } catch (error) {
     const message = error instanceof TranscriptFormatError ? error.message : `${file}: ${(error as Error).message}`;
-    io.stdout(`${message}\n`);
+    io.error(`${message}\n`);
     return 1;
   }
   const totalCalls = conversations.reduce((sum, conversation) => sum + callsOf(conversation), 0);
   const progress = !quiet && totalCalls > 0 ? await progressBar(io.stderr, totalCalls) : undefined;
   const replays: ConversationReplay[] = [];
-  for (const conversation of conversations) {
-    replays.push(
-      await replayConversation(conversation, {
-        contextWindow: window,
-        ...(reserve !== undefined ? { reserveOutputTokens: reserve } : {}),
-        onCall: () => progress?.increment(),
-      }),
-    );
+  try {
+    for (const conversation of conversations) {
+      replays.push(
+        await replayConversation(conversation, {
+          contextWindow: window,
+          ...(reserve !== undefined ? { reserveOutputTokens: reserve } : {}),
+          onCall: () => progress?.increment(),
+        }),
+      );
+    }
+  } catch (error) {
+    // a history the engine cannot send (a message larger than the window, say): said in a line, not a stack trace
+    const why = ContextCompressionError.isInstance(error) ? error.message : String((error as Error)?.stack ?? error);
+    io.error(`${file}: conversation ${conversations[replays.length]?.id ?? '?'}: ${why}\n`);
+    return 1;
+  } finally {
+    // the bar's timer would keep the process alive, and its hidden cursor hidden
+    progress?.stop();
   }
-  progress?.stop();
   io.stdout(report(file, replays, window));
   if (out) {
     await mkdir(out, { recursive: true });
@@ -118,11 +131,16 @@ function parse(argv: readonly string[]) {
   if (values.summarizer !== 'offline') {
     throw new Error(`--summarizer ${values.summarizer}: only "offline" (the extractive summarizer, no model) is here`);
   }
+  const window = whole('window', values.window, 1_024);
+  const reserve = values.reserve === undefined ? undefined : whole('reserve', values.reserve, 0);
+  if (reserve !== undefined && reserve >= window / 2) {
+    throw new Error(`--reserve ${reserve} leaves too little of the ${window}-token window: keep it under half of it`);
+  }
   return {
     help: false as const,
     file,
-    window: whole('window', values.window, 1_024),
-    reserve: values.reserve === undefined ? undefined : whole('reserve', values.reserve, 0),
+    window,
+    reserve,
     out: values.out,
     quiet: values.quiet,
   };

@@ -1,4 +1,4 @@
-import { toTranscript } from '../../adapters/ai-sdk/to-transcript.js';
+import { promptConversions, toTranscript } from '../../adapters/ai-sdk/to-transcript.js';
 import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import { commonPrefixTokens } from '../counting/prefix-tracker.js';
 import type { TokenCounter } from '../counting/token-counter.js';
@@ -80,9 +80,11 @@ export async function replayConversation(
   const calls: ReplayCall[] = [];
   let previousRaw: MessageMeasure[] = [];
   let previousSent: MessageMeasure[] = [];
+  // one conversion memory for the conversation, as the adapter keeps: each message converted once, not once per call
+  const conversions = promptConversions();
   for (let end = 1; end < prompt.length; end++) {
     if (prompt[end]?.role !== 'assistant' || prompt[end - 1]?.role === 'system') continue;
-    const transcript = toTranscript(prompt.slice(0, end), undefined);
+    const transcript = toTranscript(prompt.slice(0, end), undefined, conversions);
     const out = await engine.compress({ transcript, modelId: 'replay' });
     const raw = measure([...transcript.system, ...transcript.messages]);
     const sent = measure([...out.system, ...out.messages]);

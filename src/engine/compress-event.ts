@@ -54,6 +54,6 @@ export function compressEvent(
       piecesRedacted: outcome.recalled.piecesRedacted,
     },
     reusedState: outcome.reusedState,
-    cacheablePrefixTokens,
+    cacheablePrefixTokens: Math.round(cacheablePrefixTokens * limits.ratio),
   };
 }

@@ -244,7 +244,7 @@ export class CompressionEngine {
       this.listeners.onCall({
         historyTokens: Math.round((facts.fixedTokens + history) * ratio),
         promptTokens: Math.round(estimatedTokens * ratio),
-        cacheablePrefixTokens,
+        cacheablePrefixTokens: Math.round(cacheablePrefixTokens * ratio),
         messagesOutOfPrompt: point.coveredCount,
         stateInPrompt: point.state !== undefined,
         event,

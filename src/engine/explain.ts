@@ -40,6 +40,7 @@ export async function explain(transcript: Transcript, options: ExplainOptions = 
     summarizer: extractiveSummarizer(),
     store: memoryStateStore(),
     onCompress: undefined,
+    onCall: undefined,
     onError: undefined,
   });
   const ends =

@@ -21,21 +21,24 @@ export function safeListeners(options: Pick<CompressionOptions, 'onCompress' | '
       // nothing is left to tell
     }
   };
+  // a listener that throws, or an async one whose promise rejects (a dashboard's write): told to onError, never thrown
+  const guarded =
+    <T>(listener: 'onCompress' | 'onCall', call: ((value: T) => unknown) | undefined) =>
+    (value: T) => {
+      const failed = (cause: unknown) =>
+        onError({ error: new ListenerError({ listener, cause }), fallback: 'continued' });
+      try {
+        const result = call?.(value);
+        if (result && typeof (result as PromiseLike<unknown>).then === 'function') {
+          (result as PromiseLike<unknown>).then(undefined, failed);
+        }
+      } catch (cause) {
+        failed(cause);
+      }
+    };
   return {
     onError,
-    onCompress(event) {
-      try {
-        options.onCompress?.(event);
-      } catch (cause) {
-        onError({ error: new ListenerError({ listener: 'onCompress', cause }), fallback: 'continued' });
-      }
-    },
-    onCall(report) {
-      try {
-        options.onCall?.(report);
-      } catch (cause) {
-        onError({ error: new ListenerError({ listener: 'onCall', cause }), fallback: 'continued' });
-      }
-    },
+    onCompress: guarded<CompressEvent>('onCompress', options.onCompress),
+    onCall: guarded<CallReport>('onCall', options.onCall),
   };
 }

@@ -121,9 +121,14 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** Runs the command; `output` is what it printed, on stdout and (errors, usage) on stderr, in order. */
 async function run(...argv: string[]): Promise<{ code: number; output: string }> {
   let output = '';
-  const code = await main(argv, { stdout: (text) => (output += text), stderr: process.stderr });
+  const code = await main(argv, {
+    stdout: (text) => (output += text),
+    error: (text) => (output += text),
+    stderr: process.stderr,
+  });
   return { code, output };
 }
 
@@ -213,5 +218,60 @@ describe('context-compression replay', () => {
     expect((await run('replay', 'x.json', '--window', '10')).output).toMatch(/--window must be a whole number >= 1024/);
     expect((await run('replay', 'x.json', '--summarizer', 'gpt-4o')).output).toMatch(/only "offline"/);
     expect((await run('compress', 'x.json')).code).toBe(2);
+  });
+
+  it('UIMessages: a stored system message with content, tool parts by state (denied, no outcome yet)', () => {
+    const [conversation] = readConversations(
+      JSON.stringify([
+        { id: 's', role: 'system', content: 'Be brief.' },
+        { id: 'u', role: 'user', parts: [{ type: 'text', text: 'Deploy?' }] },
+        {
+          id: 'a',
+          role: 'assistant',
+          parts: [
+            { type: 'tool-deploy', toolCallId: 'd1', state: 'output-denied', input: { env: 'prod' } },
+            { type: 'tool-status', toolCallId: 's1', state: 'input-available', input: {} },
+            { type: 'text', text: 'Not deployed.' },
+          ],
+        },
+      ]),
+      'ui.json',
+    );
+    expect(conversation?.format).toBe('AI SDK UIMessage[]');
+    const prompt = conversation?.prompt ?? [];
+    expect(prompt[0]).toEqual({ role: 'system', content: 'Be brief.' });
+    const calls = prompt.flatMap((message) =>
+      typeof message.content === 'string' ? [] : message.content.filter((part) => part.type === 'tool-call'),
+    );
+    // the denied call stays with its outcome; the call without one is left out
+    expect(calls.map((part) => (part as { toolCallId: string }).toolCallId)).toEqual(['d1']);
+    const results = prompt.filter((message) => message.role === 'tool').flatMap((message) => message.content);
+    expect(results).toEqual([
+      { type: 'tool-result', toolCallId: 'd1', toolName: 'deploy', output: { type: 'execution-denied' } },
+    ]);
+  });
+
+  it("names an OpenAI tool result by its call's tool", () => {
+    const [conversation] = readConversations(JSON.stringify(formats['OpenAI chat messages']?.()), 'openai.json');
+    const result = conversation?.prompt.find((message) => message.role === 'tool')?.content[0];
+    expect(result).toMatchObject({ type: 'tool-result', toolName: 'read_file' });
+  });
+
+  it('a history the engine cannot send is one line on stderr and exit 1, not a stack trace', async () => {
+    const file = join(dir, 'too-large.json');
+    await writeFile(
+      file,
+      JSON.stringify([
+        { role: 'user', content: 'x '.repeat(20_000) },
+        { role: 'assistant', content: 'ok' },
+      ]),
+    );
+    const { code, output } = await run('replay', file, '--window', '2000');
+    expect(code).toBe(1);
+    expect(output).toMatch(/too-large\.json: conversation 1: /);
+    expect(output).not.toMatch(/\n\s+at /);
+    expect((await run('replay', file, '--window', '2000', '--reserve', '1500')).output).toMatch(
+      /--reserve 1500 leaves too little/,
+    );
   });
 });

@@ -83,7 +83,8 @@ describe.skipIf(skip !== undefined)('examples/next-chat in Chromium', () => {
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'cc-next-chat-'));
     // the package as npm would publish it, where the app's package.json expects it (file:../../context-compression-*.tgz)
-    if (!existsSync(join(root, 'dist/ai-sdk.js'))) await run('npm', ['run', 'build'], { cwd: root });
+    // built from the sources under test (a dist left from an earlier build would be packed stale)
+    await run('npm', ['run', 'build'], { cwd: root });
     await run('npm', ['pack', '--pack-destination', work], { cwd: root });
     app = join(work, 'examples/next-chat');
     mkdirSync(join(work, 'examples'));

@@ -60,3 +60,50 @@ describe('onCall', () => {
     expect(() => engineWith('log' as never)).toThrow(/onCall/);
   });
 });
+
+describe('listeners that return a rejected promise', () => {
+  it('onCall and onCompress: the rejection goes to onError, nothing is left unhandled', async () => {
+    const errors: CompressionErrorEvent[] = [];
+    const engine = new CompressionEngine({
+      contextWindow: 4_000,
+      reserveOutputTokens: 500,
+      tokenCounter: approximateCounter(),
+      onCall: async () => {
+        throw new Error('dashboard write failed');
+      },
+      onCompress: async () => {
+        throw new Error('log write failed');
+      },
+      onError: (event) => errors.push(event),
+    });
+    await engine.compress({
+      transcript: { system: SYSTEM, tools: [], messages: [...chat(60), text('user', 'And now?')] },
+      modelId: 'test-model',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const messages = errors.map((event) => event.error.message);
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/onCall listener threw: dashboard write failed/),
+        expect.stringMatching(/onCompress listener threw: log write failed/),
+      ]),
+    );
+  });
+
+  it('the cache-stable prefix is in calibrated tokens, like the prompt', async () => {
+    const reports: CallReport[] = [];
+    const engine = new CompressionEngine({
+      contextWindow: 4_000,
+      reserveOutputTokens: 500,
+      tokenCounter: approximateCounter(),
+      onCall: (report) => reports.push(report),
+    });
+    const messages = [...chat(4), text('user', 'And now?')];
+    const first = await engine.compress({ transcript: { system: SYSTEM, tools: [], messages }, modelId: 'm' });
+    engine.recordUsage('m', first.estimatedTokens, first.estimatedTokens * 2);
+    await engine.compress({ transcript: { system: SYSTEM, tools: [], messages }, modelId: 'm' });
+    const again = reports.at(-1) as CallReport;
+    expect(again.cacheablePrefixTokens).toBe(again.promptTokens);
+    expect(again.promptTokens).toBeGreaterThan((reports[0] as CallReport).promptTokens * 1.5);
+  });
+});

@@ -233,3 +233,18 @@ describe('explainCompression', () => {
     expect(log.filter((entry) => entry.trigger !== 'budget' && entry.trigger !== 'turns')).toEqual([]);
   });
 });
+
+describe('explainCompression with the options of a live model', () => {
+  it('accepts cacheBreakpoints and never calls onCall: no request goes out, no call happens', async () => {
+    const reports: unknown[] = [];
+    const messages = chat(30);
+    const log = await explainCompression(messages, {
+      contextWindow: 4_000,
+      reserveOutputTokens: 500,
+      cacheBreakpoints: true,
+      onCall: (report) => reports.push(report),
+    });
+    expect(log.length).toBeGreaterThan(0);
+    expect(reports).toEqual([]);
+  });
+});

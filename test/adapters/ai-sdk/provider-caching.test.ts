@@ -87,7 +87,14 @@ describe('Anthropic: cache breakpoints where the prompt stays the same', () => {
     // the state pair leads the messages: <session_state> then the acknowledgement
     expect(textOf(messages[0])).toContain('<session_state>');
     const system = body.system as Array<Record<string, unknown>>;
-    expect(breakpoints(body)).toEqual([`system:${system.length - 1}`, 'message:1', `message:${messages.length - 1}`]);
+    const marks = breakpoints(body);
+    expect(marks).toEqual(
+      expect.arrayContaining([`system:${system.length - 1}`, 'message:1', `message:${messages.length - 1}`]),
+    );
+    // and, with a recall block in this prompt, the message before it: four in all
+    const recall = messages.findIndex((message) => textOf(message).includes('<recalled_messages>'));
+    expect(marks).toHaveLength(recall > 0 ? 4 : 3);
+    if (recall > 0) expect(marks).toContain(`message:${recall - 1}`);
     expect(result.warnings ?? []).toEqual([]);
   });
 
@@ -109,6 +116,29 @@ describe('Anthropic: cache breakpoints where the prompt stays the same', () => {
     expect(strip(second).startsWith(strip(first).slice(0, -1))).toBe(true);
     expect(JSON.stringify(second.system)).toBe(JSON.stringify(first.system));
     expect(breakpoints(second).at(-1)).toBe(`message:${(second.messages?.length ?? 0) - 1}`);
+  });
+
+  it('with recall (on by default): also before the recall pair, which leaves with the next user message', async () => {
+    const { bodies, fetch } = recordingFetch(anthropicAnswer);
+    const model = withContextCompression(anthropicModel(fetch), { contextWindow: 8_000 });
+    const history = chat().slice(0, -1);
+    await generateText({ model, system: SYSTEM, messages: history });
+    await generateText({
+      model,
+      system: SYSTEM,
+      messages: [...history, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'Thanks, go on.' }],
+    });
+    const [first, second] = bodies as [Body, Body];
+    const messages = first.messages ?? [];
+    const recall = messages.findIndex((message) => textOf(message).includes('<recalled_messages>'));
+    expect(recall).toBeGreaterThan(1);
+    expect(breakpoints(first)).toContain(`message:${recall - 1}`);
+    // the next call's prompt is the same up to that message: what the breakpoint wrote is read
+    const strip = (message: unknown) => JSON.stringify(message).replaceAll(',"cache_control":{"type":"ephemeral"}', '');
+    for (let index = 0; index < recall; index++) {
+      expect(strip(second.messages?.[index])).toBe(strip(messages[index]));
+    }
+    expect(breakpoints(first).length).toBeLessThanOrEqual(4);
   });
 
   it("never more than 4 with the caller's own, which stay where the caller put them", async () => {
@@ -139,8 +169,10 @@ describe('Anthropic: cache breakpoints where the prompt stays the same', () => {
     expect(marks).toHaveLength(4);
     const count = body.messages?.length ?? 0;
     expect(marks).toEqual(expect.arrayContaining(['tool:0', `message:${count - 2}`, `message:${count - 1}`]));
-    // the one left went to the state pair, the next place in order
-    expect(marks).toContain('message:1');
+    // the one left went to the next place in order: before the recall pair (this prompt has one)
+    const recall = (body.messages ?? []).findIndex((message) => textOf(message).includes('<recalled_messages>'));
+    expect(recall).toBeGreaterThan(0);
+    expect(marks).toContain(`message:${recall - 1}`);
   });
 
   it('a short chat (nothing folded): the end of the system prompt and of the prompt', async () => {
@@ -246,5 +278,36 @@ describe('Gemini: one system instruction, counts calibrated from the reported us
     const dense = await tokensBefore(2);
     expect(plain).toBeGreaterThan(0);
     expect(dense / plain).toBeGreaterThan(1.6);
+  });
+});
+
+describe('countBreakpoints counts as the Anthropic provider does', () => {
+  it('a message-level one yields to its last part; tool outputs and their parts count', async () => {
+    const { countBreakpoints } = await import('../../../adapters/ai-sdk/cache-breakpoints.js');
+    const cached = { anthropic: { cacheControl: { type: 'ephemeral' } } };
+    expect(
+      countBreakpoints(
+        [
+          {
+            role: 'user',
+            content: [{ type: 'text', text: 'a', providerOptions: cached }],
+            providerOptions: cached,
+          },
+          {
+            role: 'tool',
+            content: [
+              {
+                type: 'tool-result',
+                toolCallId: 'c',
+                toolName: 't',
+                output: { type: 'content', value: [{ type: 'text', text: 'x', providerOptions: cached }] },
+                providerOptions: cached,
+              },
+            ],
+          },
+        ] as never,
+        undefined,
+      ),
+    ).toBe(3);
   });
 });
