@@ -18,6 +18,7 @@ import type {
 /** The formats a transcript may be in, as named in reports and errors. */
 export const TRANSCRIPT_FORMATS = [
   'AI SDK ModelMessage[]',
+  'chat messages',
   'AI SDK UIMessage[]',
   'LangChain messages',
   'OpenAI chat messages',
@@ -140,13 +141,15 @@ function detect(messages: unknown[], file: string): TranscriptFormat {
         : `message ${unknownRole + 1} has the role ${JSON.stringify(role)}`,
     );
   }
-  // string contents, or AI SDK content parts (plain { role, content: string } lists read the same in either format)
+  // { role, content: string } only: the same in the AI SDK's and OpenAI's formats (and this project's sessions)
+  if (all.every((message) => typeof message.content === 'string')) return 'chat messages';
   return 'AI SDK ModelMessage[]';
 }
 
 function convert(format: TranscriptFormat, messages: Json[]): LanguageModelV4Message[] {
   switch (format) {
     case 'AI SDK ModelMessage[]':
+    case 'chat messages':
       return messages.map(fromModelMessage);
     case 'AI SDK UIMessage[]':
       return messages.flatMap(fromUiMessage);

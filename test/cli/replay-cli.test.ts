@@ -139,21 +139,25 @@ const figure = (output: string, column: number) => {
   return lines[header + 1]?.trim().split(/\s{2,}/)[column];
 };
 
-describe('context-compression replay', () => {
-  const outputs = new Map<string, string>();
+/** The command's output on the conversation written in one format. */
+async function replayFormat(name: string): Promise<{ code: number; output: string }> {
+  const file = join(dir, `${name.replace(/\W+/g, '-')}.json`);
+  await writeFile(file, JSON.stringify((formats[name] as () => unknown)()));
+  return run('replay', file, '--window', '8000', '--quiet');
+}
 
+describe('context-compression replay', () => {
   it.each(Object.keys(formats))('reads %s and replays it call by call', async (name) => {
-    const file = join(dir, `${name.replace(/\W+/g, '-')}.json`);
-    await writeFile(file, JSON.stringify((formats[name] as () => unknown)()));
-    const { code, output } = await run('replay', file, '--window', '8000', '--quiet');
+    const { code, output } = await replayFormat(name);
     expect(code, output).toBe(0);
-    outputs.set(name, output);
     expect(output).toMatch(/calls that compressed:\n\s+call \d+ .*folded \d+ messages/);
     // one conversation; calls: the assistant turns after the first message
     expect(figure(output, 1)).toBe(`${TURNS * 2}`);
   });
 
-  it('gives the same figures for the same conversation in every format', () => {
+  it('gives the same figures for the same conversation in every format', async () => {
+    const outputs = new Map<string, string>();
+    for (const name of Object.keys(formats)) outputs.set(name, (await replayFormat(name)).output);
     const raw = new Set([...outputs.values()].map((output) => figure(output, 2)));
     const sent = new Set([...outputs.values()].map((output) => figure(output, 3)));
     expect(outputs.size).toBe(Object.keys(formats).length);
