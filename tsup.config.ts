@@ -10,7 +10,7 @@ export default defineConfig({
     'stores/unstorage': 'src/stores/unstorage.ts',
     'stores/sqlite': 'src/stores/sqlite.ts',
     'stores/langgraph': 'src/stores/langgraph.ts',
-    cli: 'src/cli/main.ts',
+    cli: 'adapters/cli/main.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

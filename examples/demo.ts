@@ -14,8 +14,8 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { type CompressEvent, withContextCompression } from '../adapters/ai-sdk/index.js';
-import { readConversations } from '../src/cli/formats.js';
-import { main as replayCommand } from '../src/cli/main.js';
+import { readConversations } from '../adapters/cli/formats.js';
+import { main as replayCommand } from '../adapters/cli/main.js';
 import { type ReplayResult, replaySession, totals } from './lib/replay.js';
 import { readSessions } from './lib/session-file.js';
 

@@ -2,14 +2,13 @@ import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { generateText, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { toTranscript } from '../../adapters/ai-sdk/to-transcript.js';
+import { CACHE_READ_PRICE, CACHE_WRITE_PRICE } from '../../adapters/cli/replay.js';
 import { type MessageMeasure, MessageMeter } from '../../src/counting/message-meter.js';
 import { commonPrefixTokens } from '../../src/counting/prefix-tracker.js';
 import { tiktokenCounter } from '../../src/counting/tiktoken-counter.js';
 import { assistantTurns, type SessionFile, toModelMessages } from './session-file.js';
 
-/** Anthropic's published multipliers of the input price: a cache read costs 0.1x, a cache write 1.25x. */
-export const CACHE_READ_PRICE = 0.1;
-export const CACHE_WRITE_PRICE = 1.25;
+export { CACHE_READ_PRICE, CACHE_WRITE_PRICE };
 
 /** One replayed model call. */
 export interface ReplayStep {

@@ -19,8 +19,10 @@ export class CallReporter {
   private readonly truncatedShown = new LRUCache<string, ReadonlySet<string>>({ max: 1_000 });
 
   constructor(
-    private readonly options: Pick<CompressionOptions, 'onCompress' | 'onError'>,
+    private readonly options: Pick<CompressionOptions, 'onCompress' | 'onCall' | 'onError'>,
     private readonly meter: MessageMeter,
+    /** Whether the caller listens to every call (`onCall`): the report is made only then. */
+    private readonly reportCalls = false,
   ) {}
 
   /** Reports a summarizer failure and a prompt left over the hard limit (`total` tokens); neither fails the call. */
@@ -42,7 +44,10 @@ export class CallReporter {
     }
   }
 
-  /** The call's decisions and event; `onCompress` hears of it only when the call changed what the model sees. */
+  /**
+   * The call's decisions and event; `onCompress` hears of it only when the call changed what the model sees, `onCall`
+   * of every call.
+   */
   changes({
     facts,
     decided,
@@ -58,7 +63,7 @@ export class CallReporter {
     tokensBefore: number;
     tokensAfter: number;
     reusedState: boolean;
-  }): { decisions: CompressionDecision[]; event: CompressEvent | undefined; cacheablePrefixTokens: number } {
+  }): { decisions: CompressionDecision[]; event: CompressEvent | undefined } {
     const edits = reportEdits({
       facts,
       view: decided.projection.view,
@@ -95,6 +100,18 @@ export class CallReporter {
     if (event && (outcome.messagesFolded > 0 || outcome.messagesDropped > 0 || changed || decided.restored)) {
       this.options.onCompress?.(event);
     }
-    return { decisions, event, cacheablePrefixTokens };
+    if (this.reportCalls) {
+      const { ratio } = facts.limits;
+      const history = facts.messages.reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
+      this.options.onCall?.({
+        historyTokens: Math.round((facts.fixedTokens + history) * ratio),
+        promptTokens: Math.round(tokensAfter * ratio),
+        cacheablePrefixTokens: Math.round(cacheablePrefixTokens * ratio),
+        messagesOutOfPrompt: decided.point.coveredCount,
+        stateInPrompt: decided.point.state !== undefined,
+        event,
+      });
+    }
+    return { decisions, event };
   }
 }

@@ -126,7 +126,7 @@ export class CompressionEngine {
     );
     this.settings = engineSettings(options);
     this.ownTools = new OwnToolsSeen(this.settings.awareness);
-    this.reporter = new CallReporter(listeners, this.meter);
+    this.reporter = new CallReporter(listeners, this.meter, options.onCall !== undefined);
     this.recalls = new RecallStage(this.meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, {
       embeddings: this.embeddings,
       onEmbedderError,
@@ -230,7 +230,7 @@ export class CompressionEngine {
     }
 
     const estimatedTokens = this.total(projection, point);
-    const { decisions, event, cacheablePrefixTokens } = this.reporter.changes({
+    const { decisions, event } = this.reporter.changes({
       facts,
       decided,
       sent: output.measures,
@@ -238,18 +238,6 @@ export class CompressionEngine {
       tokensAfter: estimatedTokens,
       reusedState: stored?.state !== undefined && decided.messagesFolded === 0,
     });
-    if (this.options.onCall) {
-      const { ratio } = facts.limits;
-      const history = facts.messages.reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
-      this.listeners.onCall({
-        historyTokens: Math.round((facts.fixedTokens + history) * ratio),
-        promptTokens: Math.round(estimatedTokens * ratio),
-        cacheablePrefixTokens: Math.round(cacheablePrefixTokens * ratio),
-        messagesOutOfPrompt: point.coveredCount,
-        stateInPrompt: point.state !== undefined,
-        event,
-      });
-    }
     return {
       system: facts.system,
       messages: output.messages,

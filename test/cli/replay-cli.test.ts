@@ -9,8 +9,8 @@ import {
   ToolMessage,
 } from '@langchain/core/messages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readConversations, TranscriptFormatError } from '../../src/cli/formats.js';
-import { main } from '../../src/cli/main.js';
+import { readConversations, TranscriptFormatError } from '../../adapters/cli/formats.js';
+import { main } from '../../adapters/cli/main.js';
 
 /**
  * The replay command on one agent conversation written in every format it reads: each gives the same calls and the

@@ -1,10 +1,10 @@
-import { promptConversions, toTranscript } from '../../adapters/ai-sdk/to-transcript.js';
-import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js';
-import { commonPrefixTokens } from '../counting/prefix-tracker.js';
-import type { TokenCounter } from '../counting/token-counter.js';
-import { CompressionEngine } from '../engine/engine.js';
-import type { CompressionOptions } from '../options/options.js';
-import type { Message } from '../transcript/transcript.js';
+import { type MessageMeasure, MessageMeter } from '../../src/counting/message-meter.js';
+import { commonPrefixTokens } from '../../src/counting/prefix-tracker.js';
+import type { TokenCounter } from '../../src/counting/token-counter.js';
+import { CompressionEngine } from '../../src/engine/engine.js';
+import type { CompressionOptions } from '../../src/options/options.js';
+import type { Message } from '../../src/transcript/transcript.js';
+import { promptConversions, toTranscript } from '../ai-sdk/to-transcript.js';
 import type { Conversation } from './formats.js';
 
 /** Prices of cached tokens relative to the input price (Anthropic's published multipliers; OpenAI's are lower). */
@@ -139,7 +139,7 @@ export function callsOf(conversation: Conversation): number {
 }
 
 async function defaultCounter(): Promise<TokenCounter> {
-  const { gptTokenizerCounter } = await import('../counting/gpt-tokenizer-counter.js');
+  const { gptTokenizerCounter } = await import('../../src/counting/gpt-tokenizer-counter.js');
   const counter = gptTokenizerCounter();
   await counter.load?.();
   return counter;

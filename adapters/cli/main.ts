@@ -9,7 +9,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ContextCompressionError } from '../errors.js';
+import { ContextCompressionError } from '../../src/errors.js';
 import { replayChart } from './chart.js';
 import { type Conversation, readConversations, TranscriptFormatError } from './formats.js';
 import { type ConversationReplay, callsOf, replayConversation } from './replay.js';

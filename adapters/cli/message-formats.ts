@@ -1,195 +1,23 @@
 import type {
   LanguageModelV4FilePart,
   LanguageModelV4Message,
-  LanguageModelV4Prompt,
   LanguageModelV4TextPart,
   LanguageModelV4ToolCallPart,
   LanguageModelV4ToolResultPart,
 } from '@ai-sdk/provider';
 
 /**
- * Reading users' own transcripts: AI SDK `ModelMessage[]` and `UIMessage[]`, LangChain messages (`toJSON()` or the
- * stored `{ type, data }` form), OpenAI chat messages (a list, or a request body `{ messages }`) and this project's
- * session files, as JSON or JSON lines. Each conversation becomes a provider-level prompt (what the AI SDK hands a
- * model), which the replay sends through the engine as the AI SDK adapter would. Types only from `@ai-sdk/provider`:
- * nothing here needs `ai` or LangChain installed.
+ * One message of each transcript format as the provider-level messages the AI SDK hands a model (see formats.ts,
+ * which detects the format and groups the messages into a prompt).
  */
 
-/** The formats a transcript may be in, as named in reports and errors. */
-export const TRANSCRIPT_FORMATS = [
-  'AI SDK ModelMessage[]',
-  'chat messages',
-  'AI SDK UIMessage[]',
-  'LangChain messages',
-  'OpenAI chat messages',
-  'context-compression session',
-] as const;
-
-export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
-
-/** One conversation read from a file. */
-export interface Conversation {
-  readonly id: string;
-  readonly format: TranscriptFormat;
-  /** System messages first, then the conversation, as the AI SDK passes a prompt to a model. */
-  readonly prompt: LanguageModelV4Prompt;
-}
-
-/** A file that is none of the formats above. */
-export class TranscriptFormatError extends Error {
-  constructor(file: string, detail: string) {
-    super(
-      `${file}: not a transcript this command reads (${detail}). Accepted, as JSON or JSON lines: ` +
-        'AI SDK ModelMessage[] or UIMessage[], LangChain messages (message.toJSON() or stored { type, data }), ' +
-        'OpenAI chat messages ([{ role, content, tool_calls }] or a request body { messages }), ' +
-        'or context-compression sessions ({ id, messages }, one per line)',
-    );
-    this.name = 'TranscriptFormatError';
-  }
-}
-
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
+export type Json = Record<string, unknown>;
+export const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: string): LanguageModelV4TextPart => ({ type: 'text', text: value });
 /** The tool name of a result whose format names none, until its call's name is found. */
-const UNNAMED = 'tool';
+export const UNNAMED = 'tool';
 const stringify = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value ?? null));
-
-/** Parses a file's text (JSON, or JSON lines) into its conversations. */
-export function readConversations(source: string, file: string): Conversation[] {
-  const values = parseJsonOrLines(source, file);
-  // a list of conversations: sessions or request bodies, one per line or in an array
-  if (values.length > 0 && values.every((value) => isObject(value) && Array.isArray(value.messages))) {
-    return values.map((value, index) => {
-      const body = value as Json;
-      const id = typeof body.id === 'string' ? body.id : `${index + 1}`;
-      return conversationOf(body.messages as unknown[], file, id);
-    });
-  }
-  return [conversationOf(values, file, '1')];
-}
-
-function parseJsonOrLines(source: string, file: string): unknown[] {
-  const trimmed = source.trim();
-  if (trimmed.length === 0) throw new TranscriptFormatError(file, 'the file is empty');
-  try {
-    const whole = JSON.parse(trimmed) as unknown;
-    return Array.isArray(whole) ? whole : [whole];
-  } catch {
-    return trimmed
-      .split('\n')
-      .map((line, index) => [line.trim(), index + 1] as const)
-      .filter(([line]) => line.length > 0)
-      .map(([line, number]) => {
-        try {
-          return JSON.parse(line) as unknown;
-        } catch (error) {
-          throw new TranscriptFormatError(file, `line ${number} is not JSON: ${(error as Error).message}`);
-        }
-      });
-  }
-}
-
-function conversationOf(messages: unknown[], file: string, id: string): Conversation {
-  if (messages.length === 0) throw new TranscriptFormatError(file, `conversation ${id} has no messages`);
-  const format = detect(messages, file);
-  const prompt = convert(format, messages as Json[]);
-  return { id, format, prompt: systemFirst(prompt) };
-}
-
-function detect(messages: unknown[], file: string): TranscriptFormat {
-  const bad = messages.findIndex((message) => !isObject(message));
-  if (bad >= 0) throw new TranscriptFormatError(file, `message ${bad + 1} is not an object`);
-  const all = messages as Json[];
-  const some = (test: (message: Json) => boolean) => all.some(test);
-  const parts = (message: Json) => (Array.isArray(message.content) ? (message.content as unknown[]) : []);
-  if (some((message) => message.lc === 1 || (typeof message.type === 'string' && isObject(message.data)))) {
-    return 'LangChain messages';
-  }
-  if (all.every((message) => typeof message.type === 'string' && 'content' in message && !('role' in message))) {
-    return 'LangChain messages';
-  }
-  // UIMessages: parts (a stored system message may carry `content` instead; each is read by its own shape)
-  if (some((message) => typeof message.role === 'string' && Array.isArray(message.parts))) {
-    return 'AI SDK UIMessage[]';
-  }
-  if (some((message) => Array.isArray(message.toolCalls) || typeof message.toolCallId === 'string')) {
-    return 'context-compression session';
-  }
-  if (
-    some(
-      (message) =>
-        Array.isArray(message.tool_calls) ||
-        typeof message.tool_call_id === 'string' ||
-        message.role === 'developer' ||
-        parts(message).some(
-          (part) => isObject(part) && ['image_url', 'input_audio', 'refusal'].includes(`${part.type}`),
-        ),
-    )
-  ) {
-    return 'OpenAI chat messages';
-  }
-  const roles = new Set(['system', 'user', 'assistant', 'tool']);
-  const unknownRole = all.findIndex((message) => !roles.has(`${message.role}`));
-  if (unknownRole >= 0) {
-    const role = all[unknownRole]?.role;
-    throw new TranscriptFormatError(
-      file,
-      role === undefined
-        ? `message ${unknownRole + 1} has no role, type or parts`
-        : `message ${unknownRole + 1} has the role ${JSON.stringify(role)}`,
-    );
-  }
-  // { role, content: string } only: the same in the AI SDK's and OpenAI's formats (and this project's sessions)
-  if (all.every((message) => typeof message.content === 'string')) return 'chat messages';
-  return 'AI SDK ModelMessage[]';
-}
-
-function convert(format: TranscriptFormat, messages: Json[]): LanguageModelV4Message[] {
-  switch (format) {
-    case 'AI SDK ModelMessage[]':
-    case 'chat messages':
-      return messages.map(fromModelMessage);
-    case 'AI SDK UIMessage[]':
-      return messages.flatMap(fromUiMessage);
-    case 'LangChain messages':
-      return messages.map(fromLangChain);
-    case 'OpenAI chat messages':
-      return messages.map(fromOpenAI);
-    case 'context-compression session':
-      return messages.map(fromSession);
-  }
-}
-
-/**
- * Tool results answered in one message, as the AI SDK groups them: consecutive tool messages merged; a result whose
- * format names no tool (OpenAI's, LangChain's without `name`) takes its call's name.
- */
-function systemFirst(messages: LanguageModelV4Message[]): LanguageModelV4Prompt {
-  const names = new Map<string, string>();
-  for (const message of messages) {
-    if (message.role !== 'assistant') continue;
-    for (const part of message.content) if (part.type === 'tool-call') names.set(part.toolCallId, part.toolName);
-  }
-  for (const message of messages) {
-    if (message.role !== 'tool') continue;
-    message.content = message.content.map((part) =>
-      part.type === 'tool-result' && part.toolName === UNNAMED
-        ? { ...part, toolName: names.get(part.toolCallId) ?? UNNAMED }
-        : part,
-    );
-  }
-  const system = messages.filter((message) => message.role === 'system');
-  const rest: LanguageModelV4Message[] = [];
-  for (const message of messages) {
-    if (message.role === 'system') continue;
-    const previous = rest.at(-1);
-    if (message.role === 'tool' && previous?.role === 'tool') previous.content.push(...message.content);
-    else rest.push(message);
-  }
-  return [...system, ...rest];
-}
 
 function resultOf(
   toolCallId: string,
@@ -234,7 +62,7 @@ function parsedArguments(value: unknown): unknown {
   }
 }
 
-function fromModelMessage(message: Json): LanguageModelV4Message {
+export function fromModelMessage(message: Json): LanguageModelV4Message {
   const role = message.role as LanguageModelV4Message['role'];
   if (role === 'system') return { role, content: stringify(message.content) };
   const content: Json[] =
@@ -261,7 +89,7 @@ function fromModelMessage(message: Json): LanguageModelV4Message {
 }
 
 /** A UIMessage: text, reasoning and files as they are; each tool part a call in the assistant's step and its result. */
-function fromUiMessage(message: Json): LanguageModelV4Message[] {
+export function fromUiMessage(message: Json): LanguageModelV4Message[] {
   const parts = (
     Array.isArray(message.parts)
       ? message.parts
@@ -345,7 +173,7 @@ const LANGCHAIN_ROLES: Record<string, LanguageModelV4Message['role']> = {
   SystemMessageChunk: 'system',
 };
 
-function fromLangChain(message: Json): LanguageModelV4Message {
+export function fromLangChain(message: Json): LanguageModelV4Message {
   // `toJSON()`: { lc, type: 'constructor', id: [..., 'AIMessage'], kwargs }; stored: { type: 'ai', data }; plain
   const serialized = message.lc === 1 && Array.isArray(message.id);
   const fields = (serialized ? message.kwargs : isObject(message.data) ? message.data : message) as Json;
@@ -366,7 +194,7 @@ function fromLangChain(message: Json): LanguageModelV4Message {
   };
 }
 
-function fromOpenAI(message: Json): LanguageModelV4Message {
+export function fromOpenAI(message: Json): LanguageModelV4Message {
   const role = message.role === 'developer' ? 'system' : `${message.role}`;
   const body = contentText(message.content ?? '');
   if (role === 'system') return { role, content: body };
@@ -387,7 +215,7 @@ function fromOpenAI(message: Json): LanguageModelV4Message {
   };
 }
 
-function fromSession(message: Json): LanguageModelV4Message {
+export function fromSession(message: Json): LanguageModelV4Message {
   const body = `${message.content ?? ''}`;
   if (message.role === 'system') return { role: 'system', content: body };
   if (message.role === 'user') return { role: 'user', content: [text(body)] };
