@@ -5,6 +5,7 @@ export default defineConfig({
     index: 'src/index.ts',
     'ai-sdk': 'adapters/ai-sdk/index.ts',
     langchain: 'adapters/langchain/index.ts',
+    advanced: 'src/advanced.ts',
     'stores/redis': 'src/stores/redis.ts',
     'stores/postgres': 'src/stores/postgres.ts',
     'stores/unstorage': 'src/stores/unstorage.ts',

@@ -1,11 +1,14 @@
-export * from '../../src/index.js';
+/**
+ * `context-compression/ai-sdk`: the engine for the Vercel AI SDK, as a model wrapper and a language model middleware,
+ * with the recall and redaction tools and summarizers and embedders made from AI SDK models. Loads `ai` (never
+ * LangChain).
+ */
+export * from '../../src/adapter-exports.js';
 export { CALL_OPTIONS_KEY, type ContextCompressionCallOptions } from './call-options.js';
 export { type ContextCompressionOptions, contextCompression } from './context-compression.js';
 export { type ExplainCompressionOptions, explainCompression } from './explain-compression.js';
-export { fromTranscript, withoutOpenAIItemId } from './from-transcript.js';
 export { type ModelEmbedderOptions, modelEmbedder } from './model-embedder.js';
 export { type ModelSummarizerOptions, modelSummarizer } from './model-summarizer.js';
 export { type RecallToolOptions, type RecallToolOutput, recallTool } from './recall-tool.js';
 export { type RedactionToolOptions, type RedactionToolOutput, redactionTool } from './redaction-tool.js';
-export { DEFAULT_FILE_TOKENS, toTranscript } from './to-transcript.js';
 export { withContextCompression } from './with-context-compression.js';

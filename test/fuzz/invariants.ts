@@ -6,18 +6,20 @@
  * (its calls share the system prompt and the previous prompt); `violations` are `{ kind, detail }`.
  */
 import {
-  type CompressEvent,
-  type CompressionErrorEvent,
   EMPTY_SESSION_STATE,
   findPairingProblems,
-  HardLimitError,
   type Message,
   MessageMeter,
+  sessionStateMessages,
+  type Transcript,
+} from '../../src/advanced.js';
+import {
+  type CompressEvent,
+  type CompressionErrorEvent,
+  HardLimitError,
   MessageTooLargeError,
   SummarizerError,
-  sessionStateMessages,
   type TokenCounter,
-  type Transcript,
 } from '../../src/index.js';
 import type { PromptKind } from './prompt-kinds.js';
 import { budgetOf } from './turns.js';

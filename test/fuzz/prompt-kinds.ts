@@ -3,11 +3,12 @@
  * own conversion), message JSON, where its system prompt ends and what the caller's should become, and which of its
  * messages are empty.
  */
+
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import type { BaseMessage } from '@langchain/core/messages';
 import { toTranscript as aiSdkTranscript } from '../../adapters/ai-sdk/to-transcript.js';
 import { toTranscript as langChainTranscript } from '../../adapters/langchain/to-transcript.js';
-import type { Transcript } from '../../src/index.js';
+import type { Transcript } from '../../src/advanced.js';
 
 /** What the checker needs to know of a framework's prompt type. */
 export interface PromptKind<P> {

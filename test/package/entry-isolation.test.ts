@@ -32,13 +32,18 @@ function runtimePackages(entry: string): Set<string> {
 describe('entry isolation', () => {
   it('the engine loads no framework and no tokenizer', () => {
     // the recall index: BM25 (minisearch), English stop words and stemming (bundled into the build)
-    expect([...runtimePackages('src/index.ts')].sort()).toEqual([
+    expect([...runtimePackages('src/advanced.ts')].sort()).toEqual([
       'lru-cache',
       'minisearch',
       'stemmer',
       'stopword',
       'zod',
     ]);
+  });
+
+  it('context-compression loads no more than the engine does', () => {
+    const engine = runtimePackages('src/advanced.ts');
+    expect([...runtimePackages('src/index.ts')].filter((name) => !engine.has(name))).toEqual([]);
   });
 
   it('context-compression/ai-sdk loads the AI SDK and never LangChain', () => {

@@ -6,8 +6,6 @@ import { z } from 'zod';
 import {
   approximateCounter,
   type CompressEvent,
-  DEFAULT_AWARENESS_BLOCK,
-  findPairingProblems,
   InvalidOptionError,
   modelSummarizer,
   type SessionState,
@@ -15,6 +13,8 @@ import {
   withContextCompression,
 } from '../../../adapters/ai-sdk/index.js';
 import { toTranscript } from '../../../adapters/ai-sdk/to-transcript.js';
+import { findPairingProblems } from '../../../src/advanced.js';
+import { DEFAULT_AWARENESS_BLOCK } from '../../../src/index.js';
 import { echoModel, textResult } from '../../helpers/mock-model.js';
 
 const counter = approximateCounter();

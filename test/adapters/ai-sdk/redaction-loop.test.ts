@@ -3,13 +3,9 @@ import { generateText, isStepCount, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  DEFAULT_REDACTION_TOOL_NAME,
-  findPairingProblems,
-  redactionTool,
-  withContextCompression,
-} from '../../../adapters/ai-sdk/index.js';
+import { DEFAULT_REDACTION_TOOL_NAME, redactionTool, withContextCompression } from '../../../adapters/ai-sdk/index.js';
 import { toTranscript } from '../../../adapters/ai-sdk/to-transcript.js';
+import { findPairingProblems } from '../../../src/advanced.js';
 import { textResult } from '../../helpers/mock-model.js';
 
 const fileContent = (path: string) => `// ${path}\n${'export const answer = 42; // a line of code\n'.repeat(60)}`;

@@ -1,13 +1,9 @@
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
-import { fromTranscript } from '../../../adapters/ai-sdk/from-transcript.js';
-import {
-  approximateCounter,
-  CompressionEngine,
-  findPairingProblems,
-  withoutOpenAIItemId,
-} from '../../../adapters/ai-sdk/index.js';
+import { fromTranscript, withoutOpenAIItemId } from '../../../adapters/ai-sdk/from-transcript.js';
+import { approximateCounter } from '../../../adapters/ai-sdk/index.js';
 import { toTranscript } from '../../../adapters/ai-sdk/to-transcript.js';
+import { CompressionEngine, findPairingProblems } from '../../../src/advanced.js';
 
 const prompt: LanguageModelV4Prompt = [
   {

@@ -7,12 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   contextCompressionMiddleware,
-  DEFAULT_AWARENESS_BLOCK,
-  findPairingProblems,
   redactionTool,
   withContextCompression,
 } from '../../../adapters/langchain/index.js';
 import { toTranscript } from '../../../adapters/langchain/to-transcript.js';
+import { findPairingProblems } from '../../../src/advanced.js';
+import { DEFAULT_AWARENESS_BLOCK } from '../../../src/index.js';
 
 const SYSTEM_PROMPT = 'You are a coding agent. Read files, then fix the bug.';
 

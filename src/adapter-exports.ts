@@ -1,0 +1,37 @@
+/**
+ * The names of the core that both adapters export as well, the same in each, so that switching frameworks changes
+ * only an import path: the errors a listener or a `catch` tests for, the reports listeners receive, and the pieces
+ * most options take (stores, summarizers, embedders, token counters). Everything else of the core is imported from
+ * `context-compression` or `context-compression/advanced`.
+ */
+export { gptTokenizerCounter } from './counting/gpt-tokenizer-counter.js';
+export { tiktokenCounter } from './counting/tiktoken-counter.js';
+export { approximateCounter, type TokenCounter } from './counting/token-counter.js';
+export type { Embedder } from './embeddings/embedder.js';
+export { transformersEmbedder } from './embeddings/transformers-embedder.js';
+export type { CallReport, CompressEvent, CompressionErrorEvent } from './engine/events.js';
+export {
+  ContextCompressionError,
+  EmbedderError,
+  HardLimitError,
+  InvalidOptionError,
+  InvalidPromptError,
+  ListenerError,
+  MessageTooLargeError,
+  StoreError,
+  SummarizerError,
+  TokenCounterError,
+  TokenizerUnavailableError,
+  ToolPairingError,
+  type ToolPairingIssue,
+  UnknownContextWindowError,
+} from './errors.js';
+export { lookupContextWindow } from './options/context-windows.js';
+export type { SessionState } from './session-state/session-state.js';
+export { eraseStoredState } from './store/erase.js';
+export { memoryStateStore, type StateStore } from './store/state-store.js';
+export { DEFAULT_RECALL_TOOL_NAME } from './strategies/recall-tool.js';
+export { DEFAULT_REDACTION_TOOL_NAME } from './strategies/redaction.js';
+export { extractiveSummarizer } from './summarizers/extractive-summarizer.js';
+export type { SummarizeFunction, Summarizer } from './summarizers/summarizer.js';
+export type { CompressionDecision, TriggerName } from './triggers/decisions.js';
