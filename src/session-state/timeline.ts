@@ -1,7 +1,6 @@
 import { eng } from 'stopword';
 import type { MessageMeter } from '../counting/message-meter.js';
 import { type Message, messageText } from '../transcript/transcript.js';
-import type { SessionState } from './session-state.js';
 
 /** Largest share of the state's bound that the timeline may take. */
 export const TIMELINE_SHARE_OF_STATE = 0.15;
