@@ -1,14 +1,15 @@
 /**
- * Every ```ts / ```typescript block of README.md type-checks under `tsc --strict`, against this repository's sources
- * (no build needed), in one tsc run.
+ * Every ```ts / ```typescript block of README.md and docs/*.md type-checks under `tsc --strict`, against this
+ * repository's sources (no build needed), in one tsc run.
  *
  * How a snippet is made checkable, without weakening the check:
  * - Each block becomes its own file, verbatim: line k of the file is line k of the block, so an error names its
- *   README line. The file is a module (an `export {}` is appended) compiled as ESNext for ES2022, so top-level
- *   `await` works as in the README.
+ *   document and line. The file is a module (an `export {}` is appended) compiled as ESNext for ES2022, so top-level
+ *   `await` works as in the docs.
  * - Imports resolve as a user's would: installed packages from node_modules, and `context-compression`,
  *   `context-compression/ai-sdk`, ... to their source entry points (package.json `exports` -> the tsup entry that
- *   builds each file -> its source file, mapped with `paths`).
+ *   builds each file -> its source file, mapped with `paths`). A snippet importing an entry of `plannedEntries` that
+ *   package.json does not export yet is skipped, printed with the reason; once the entry exists it is checked.
  * - Snippets import what they use from a library. The values a snippet takes from the reader's own code (`model`,
  *   `messages`, `tools`, `userId`, `store`, ...) are declared in `userValues` below with the types they have in the
  *   reader's code, per framework, and imported at the end of the file (imports are hoisted, so line numbers stay
@@ -18,7 +19,7 @@
  * - Every package a snippet imports is installed (devDependencies), so its real types are checked; `stubs` below
  *   would stand in for one that cannot be (none does).
  * - A deliberately partial block is skipped only with the marker `<!-- snippet: not checked (reason) -->` on the
- *   line before its fence, visible in the README source; the test prints how many were checked and skipped.
+ *   line before its fence, visible in the markdown source; the test prints how many were checked and skipped.
  * - A canary file with a known type error runs in the same tsc program, so a setup that would check nothing (files
  *   left out, imports resolving to `any`) fails instead of passing.
  *
@@ -31,13 +32,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const root = resolve(import.meta.dirname, '../..');
-const readmePath = join(root, 'README.md');
+import { type DocFile, docFiles, fencesOf, root } from './doc-files.js';
 
 type Framework = 'ai-sdk' | 'langchain';
 
-/** The reader's own values the README's snippets use without defining them, with their types, per framework. */
+/** The reader's own values the docs' snippets use without defining them, with their types, per framework. */
 const userValues: Record<Framework, { imports: string; values: Record<string, string> }> = {
   'ai-sdk': {
     imports: [
@@ -74,7 +73,7 @@ const userValues: Record<Framework, { imports: string; values: Record<string, st
 };
 
 /**
- * Type stubs of packages the README imports that are not installed in this repository: none now (every package a
+ * Type stubs of packages the docs import that are not installed in this repository: none now (every package a
  * snippet imports is a devDependency, so its real types are checked). A stub would be a subclass of the real base.
  */
 const stubs: Record<string, string> = {};
@@ -90,43 +89,50 @@ const canary = {
   ].join('\n'),
 };
 
+/**
+ * Entries of the package's public API that snippets may import before package.json exports them: such a snippet is
+ * skipped with the reason printed until the entry exists, and checked from then on.
+ */
+const plannedEntries = ['context-compression/advanced'];
+
 const SKIP_MARKER = /^<!--\s*snippet:\s*not checked\s*\((.+)\)\s*-->$/;
 
 interface Snippet {
-  /** README line of the opening fence; the snippet's line k is README line `line + k`. */
+  /** The document, e.g. `docs/ai-sdk.md`. */
+  doc: string;
+  /** Line of the opening fence; the snippet's line k is the document's line `line + k`. */
   line: number;
   code: string;
   skipReason?: string;
   file: string;
 }
 
-/** The ```ts and ```typescript blocks of the README, with their skip markers. */
-function extractSnippets(markdown: string): { snippets: Snippet[]; strayMarkers: number[] } {
-  const lines = markdown.split('\n');
+/** `docs/ai-sdk.md:12`: where a snippet (or one of its lines) is. */
+const at = (snippet: Snippet, offset = 0) => `${snippet.doc}:${snippet.line + offset}`;
+
+/** The ```ts and ```typescript blocks of a document, with their skip markers, and markers before no such block. */
+function extractSnippets(doc: DocFile): { snippets: Snippet[]; strayMarkers: string[] } {
   const snippets: Snippet[] = [];
-  const strayMarkers: number[] = [];
-  const fenceAt = (index: number) => /^\s*(`{3,}|~{3,})\s*([\w-]*)/.exec(lines[index] ?? '');
-  const isTypeScript = (language: string | undefined) => language === 'ts' || language === 'typescript';
-  for (let index = 0; index < lines.length; index++) {
-    const fence = fenceAt(index);
-    if (!fence) {
-      if (SKIP_MARKER.test((lines[index] ?? '').trim()) && !isTypeScript(fenceAt(index + 1)?.[2]))
-        strayMarkers.push(index + 1);
-      continue;
-    }
-    const [, ticks = '```', language] = fence;
-    const end = lines.findIndex((text, at) => at > index && text.trim() === ticks);
-    if (end === -1) throw new Error(`README.md:${index + 1}: code block never closed`);
-    if (isTypeScript(language)) {
-      const marker = SKIP_MARKER.exec((lines[index - 1] ?? '').trim());
-      snippets.push({
-        line: index + 1,
-        code: lines.slice(index + 1, end).join('\n'),
-        file: `readme-${String(index + 1).padStart(4, '0')}.ts`,
-        ...(marker ? { skipReason: marker[1] } : {}),
-      });
-    }
-    index = end;
+  const isTypeScript = (language: string) => language === 'ts' || language === 'typescript';
+  const fences = fencesOf(doc);
+  const typeScriptStarts = new Set(fences.filter((fence) => isTypeScript(fence.language)).map((fence) => fence.start));
+  const strayMarkers = doc.lines.flatMap((text, index) =>
+    SKIP_MARKER.test(text.trim()) && !typeScriptStarts.has(index + 1) ? [`${doc.path}:${index + 1}`] : [],
+  );
+  const slug = doc.path
+    .replace(/\.md$/, '')
+    .replace(/[^\w]+/g, '-')
+    .toLowerCase();
+  for (const fence of fences) {
+    if (!isTypeScript(fence.language)) continue;
+    const marker = SKIP_MARKER.exec((doc.lines[fence.start - 1] ?? '').trim());
+    snippets.push({
+      doc: doc.path,
+      line: fence.start + 1,
+      code: doc.lines.slice(fence.start + 1, fence.end).join('\n'),
+      file: `${slug}-${String(fence.start + 1).padStart(4, '0')}.ts`,
+      ...(marker ? { skipReason: marker[1] } : {}),
+    });
   }
   return { snippets, strayMarkers };
 }
@@ -241,8 +247,19 @@ function parseDiagnostics(output: string, dir: string): Diagnostic[] {
   return diagnostics;
 }
 
-const readme = readFileSync(readmePath, 'utf8');
-const { snippets, strayMarkers } = extractSnippets(readme);
+const docs = docFiles();
+const extracted = docs.map(extractSnippets);
+const entryPoints = sourceEntryPoints();
+/** A planned entry the snippet imports that package.json does not export yet, if any. */
+const missingEntry = (snippet: Snippet) =>
+  namesOf(snippet.code).imports.find((specifier) => plannedEntries.includes(specifier) && !(specifier in entryPoints));
+const snippets = extracted
+  .flatMap((result) => result.snippets)
+  .map((snippet) => {
+    const entry = snippet.skipReason === undefined ? missingEntry(snippet) : undefined;
+    return entry === undefined ? snippet : { ...snippet, skipReason: `imports ${entry}, not exported yet` };
+  });
+const strayMarkers = extracted.flatMap((result) => result.strayMarkers);
 const checked = snippets.filter((snippet) => snippet.skipReason === undefined);
 const skipped = snippets.filter((snippet) => snippet.skipReason !== undefined);
 
@@ -253,7 +270,7 @@ let tscMs = 0;
 beforeAll(() => {
   const cache = join(root, 'node_modules', '.cache');
   mkdirSync(cache, { recursive: true });
-  dir = mkdtempSync(join(cache, 'readme-snippets-'));
+  dir = mkdtempSync(join(cache, 'doc-snippets-'));
   mkdirSync(join(dir, 'user-values'));
   mkdirSync(join(dir, 'stubs'));
   for (const [framework, { imports, values }] of Object.entries(userValues)) {
@@ -261,7 +278,7 @@ beforeAll(() => {
     writeFileSync(join(dir, 'user-values', `${framework}.ts`), `${imports}\n\n${declarations.join('\n')}\n`);
   }
   const paths: Record<string, string[]> = {};
-  for (const [specifier, file] of Object.entries(sourceEntryPoints())) paths[specifier] = [file];
+  for (const [specifier, file] of Object.entries(entryPoints)) paths[specifier] = [file];
   for (const [specifier, text] of Object.entries(stubs)) {
     const file = join(dir, 'stubs', `${specifier.replace(/^@/, '').replace(/\//g, '__')}.d.ts`);
     writeFileSync(file, text);
@@ -299,8 +316,8 @@ beforeAll(() => {
     throw new Error(`tsc exited with ${tsc.status}:\n${tsc.stdout}${tsc.stderr}`);
   diagnostics = parseDiagnostics(`${tsc.stdout}${tsc.stderr}`, dir);
   console.log(
-    `README snippets: ${checked.length} checked, ${skipped.length} skipped` +
-      skipped.map((snippet) => `\n  skipped README.md:${snippet.line}: ${snippet.skipReason}`).join('') +
+    `Doc snippets (${docs.length} files): ${checked.length} checked, ${skipped.length} skipped` +
+      skipped.map((snippet) => `\n  skipped ${at(snippet)}: ${snippet.skipReason}`).join('') +
       `\n  tsc --strict on all of them: ${(tscMs / 1000).toFixed(1)} s` +
       (process.env.README_SNIPPETS_KEEP ? `\n  files kept in ${dir}` : ''),
   );
@@ -310,22 +327,22 @@ afterAll(() => {
   if (dir && !process.env.README_SNIPPETS_KEEP) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The errors of one generated file, each with the README line it points at. */
+/** The errors of one generated file, each with the document line it points at. */
 function errorsIn(snippet: Snippet): string[] {
   const lastLine = snippet.code.split('\n').length;
   return diagnostics
     .filter((diagnostic) => diagnostic.file === snippet.file)
     .map((diagnostic) =>
       diagnostic.line <= lastLine
-        ? `README.md:${snippet.line + diagnostic.line}: ${diagnostic.text}`
-        : `README.md:${snippet.line} (the generated import of the reader's values): ${diagnostic.text}`,
+        ? `${at(snippet, diagnostic.line)}: ${diagnostic.text}`
+        : `${at(snippet)} (the generated import of the reader's values): ${diagnostic.text}`,
     );
 }
 
-describe('README.md code', () => {
+describe('README.md and docs/*.md code', () => {
   it('has TypeScript snippets, and every skip marker sits right before one', () => {
     expect(checked.length).toBeGreaterThan(0);
-    expect(strayMarkers.map((line) => `README.md:${line}: marker not followed by a \`\`\`ts block`)).toEqual([]);
+    expect(strayMarkers.map((where) => `${where}: marker not followed by a \`\`\`ts block`)).toEqual([]);
   });
 
   it('the check reports errors: the canary fails to type-check', () => {
@@ -341,16 +358,16 @@ describe('README.md code', () => {
     expect(others.map((diagnostic) => `${diagnostic.file}:${diagnostic.line}: ${diagnostic.text}`)).toEqual([]);
   });
 
-  it.each(checked.map((snippet) => [snippet.line, snippet] as const))(
-    'the snippet at README.md:%i type-checks under tsc --strict',
-    (_line, snippet) => {
+  it.each(checked.map((snippet) => [at(snippet), snippet] as const))(
+    'the snippet at %s type-checks under tsc --strict',
+    (where, snippet) => {
       const errors = errorsIn(snippet);
-      expect(errors, `README.md:${snippet.line}:\n${errors.join('\n')}`).toEqual([]);
+      expect(errors, `${where}:\n${errors.join('\n')}`).toEqual([]);
     },
   );
 
-  it.skip.each(skipped.map((snippet) => [snippet.line, snippet.skipReason] as const))(
-    'the snippet at README.md:%i is not checked (%s)',
+  it.skip.each(skipped.map((snippet) => [at(snippet), snippet.skipReason] as const))(
+    'the snippet at %s is not checked (%s)',
     () => {},
   );
 });
