@@ -27,7 +27,7 @@ export interface CompressBaseMessagesInput {
   readonly model: ModelInfo;
   readonly callOptions: ContextCompressionCallOptions;
   readonly awareness: AwarenessPlacement;
-  /** The converter of the wrapper, chain step or middleware, so the messages it has seen keep their transcript objects. */
+  /** The converter of the wrapper, chain step or middleware: messages it has seen keep their transcript objects. */
   readonly converter: TranscriptConverter;
 }
 

@@ -27,17 +27,17 @@ function isCompressing(value: unknown): boolean {
 interface Compression {
   readonly engine: CompressionEngine;
   readonly converter: TranscriptConverter;
-  /** Compressing copies by the model a binder returned, so a model handed out again (a per-call instance) is wrapped once. */
+  /** Compressing copies by the model a binder returned: a model handed out again (per call) is wrapped once. */
   readonly copies: WeakMap<object, BaseChatModel>;
 }
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 
 /**
- * A method of a model as a plain function, to run with another `this`. LangChain's types cannot give these as one
- * callable type: `streamEvents` and `withStructuredOutput` are overloaded, `_separateRunnableConfigFromCallOptionsCompat`
- * is protected, `bindTools` and `_getModelInstance` (of initChatModel's model) exist on some classes only; all are
- * public functions at run time.
+ * A method of a model as a plain function, to run with another `this`: the one cast of the wrapper. LangChain's
+ * types cannot give these as one callable type: `streamEvents` and `withStructuredOutput` are overloaded,
+ * `_separateRunnableConfigFromCallOptionsCompat` is protected, `bindTools` and `_getModelInstance` (of
+ * initChatModel's model) exist on some classes only; all are public functions at run time.
  */
 function methodOf(model: object, name: string): Method | undefined {
   const value: unknown = Reflect.get(model, name);
@@ -51,7 +51,10 @@ function callOwn(model: object, name: string, self: unknown, args: readonly unkn
   return method.apply(self, [...args]);
 }
 
-/** The call options as LangChain's own `streamEvents` parses them for `_streamChatModelEvents`. */
+/**
+ * The call options as LangChain's own `streamEvents` parses them for `_streamChatModelEvents`, through its protected
+ * method, whose result is `[config, parsed options]` as LangChain declares it.
+ */
 function parsedCallOptions(model: BaseChatModel, options: unknown): BaseChatModel['ParsedCallOptions'] {
   const separated = callOwn(model, '_separateRunnableConfigFromCallOptionsCompat', model, [options]);
   return (separated as [unknown, BaseChatModel['ParsedCallOptions']])[1];

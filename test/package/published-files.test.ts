@@ -45,7 +45,7 @@ describe('the published package', () => {
     expect(unexpected).toEqual([]);
   });
 
-  it('depends on exactly the packages its entries load at run time; what only a feature loads is an optional peer', () => {
+  it('depends on exactly what its entries load at run time; what only a feature loads is an optional peer', () => {
     const { entries, bundled } = buildOptions();
     const loaded = new Set<string>();
     for (const entry of entries)
