@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { ContextCompressionError } from '../../src/errors.js';
 import { replayChart } from './chart.js';
 import { type Conversation, readConversations, TranscriptFormatError } from './formats.js';
+import { progressLine } from './progress-line.js';
 import { type ConversationReplay, callsOf, replayConversation } from './replay.js';
 
 const USAGE = `usage: context-compression replay <file> [options]
@@ -57,7 +58,7 @@ export async function main(argv: readonly string[], given: CliIo): Promise<numbe
     return 1;
   }
   const totalCalls = conversations.reduce((sum, conversation) => sum + callsOf(conversation), 0);
-  const progress = !quiet && totalCalls > 0 ? await progressBar(io.stderr, totalCalls) : undefined;
+  const progress = quiet ? undefined : progressLine(io.stderr, totalCalls);
   const replays: ConversationReplay[] = [];
   try {
     for (const conversation of conversations) {
@@ -75,7 +76,6 @@ export async function main(argv: readonly string[], given: CliIo): Promise<numbe
     io.error(`${file}: conversation ${conversations[replays.length]?.id ?? '?'}: ${why}\n`);
     return 1;
   } finally {
-    // the bar's timer would keep the process alive, and its hidden cursor hidden
     progress?.stop();
   }
   io.stdout(report(file, replays, window));
@@ -144,18 +144,6 @@ function parse(argv: readonly string[]) {
     out: values.out,
     quiet: values.quiet,
   };
-}
-
-async function progressBar(stream: CliIo['stderr'], total: number) {
-  const { SingleBar } = await import('cli-progress');
-  const bar = new SingleBar({
-    stream,
-    format: 'replaying [{bar}] {value}/{total} calls',
-    hideCursor: true,
-    clearOnComplete: true,
-  });
-  bar.start(total, 0);
-  return bar;
 }
 
 const number = (value: number) => Math.round(value).toLocaleString('en-US');

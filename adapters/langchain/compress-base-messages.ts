@@ -5,7 +5,7 @@ import { InvalidOptionError } from '../../src/errors.js';
 import type { ContextCompressionCallOptions } from './call-options.js';
 import { type AwarenessPlacement, fromTranscript } from './from-transcript.js';
 import type { ModelInfo } from './model-info.js';
-import { toTranscript } from './to-transcript.js';
+import type { TranscriptConverter } from './transcript-converter.js';
 
 /** The messages of a model or chain input: messages, a prompt value (from a ChatPromptTemplate) or a string. */
 export function inputMessages(input: BaseLanguageModelInput): BaseMessage[] {
@@ -27,6 +27,8 @@ export interface CompressBaseMessagesInput {
   readonly model: ModelInfo;
   readonly callOptions: ContextCompressionCallOptions;
   readonly awareness: AwarenessPlacement;
+  /** The converter of the wrapper, chain step or middleware: messages it has seen keep their transcript objects. */
+  readonly converter: TranscriptConverter;
 }
 
 /** The compressed prompt and our estimate of its tokens, to learn from the provider's count. */
@@ -38,10 +40,10 @@ export interface CompressedBaseMessages {
 /** Runs one LangChain prompt through the engine and back. */
 export async function compressBaseMessages(
   engine: CompressionEngine,
-  { messages, tools, model, callOptions, awareness }: CompressBaseMessagesInput,
+  { messages, tools, model, callOptions, awareness, converter }: CompressBaseMessagesInput,
 ): Promise<CompressedBaseMessages> {
   const result = await engine.compress({
-    transcript: toTranscript(messages, tools),
+    transcript: converter.toTranscript(messages, tools),
     modelId: model.modelId,
     modelKey: model.modelKey,
     contextWindow: model.contextWindow,

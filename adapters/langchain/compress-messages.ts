@@ -5,7 +5,8 @@ import { InvalidOptionError } from '../../src/errors.js';
 import { readOptions } from '../../src/options/options.js';
 import { readCallOptions } from './call-options.js';
 import { compressBaseMessages, inputMessages } from './compress-base-messages.js';
-import { createEngine, type LangChainCompressionOptions } from './create-engine.js';
+import { createEngine, type LangChainCompressionOptions, requireBudget } from './create-engine.js';
+import { TranscriptConverter } from './transcript-converter.js';
 
 /** Options of the chain step: the adapter's options and the model the messages go to. */
 export interface CompressMessagesOptions extends LangChainCompressionOptions {
@@ -38,13 +39,20 @@ export function compressMessages(
     });
   const engine = createEngine(engineOptions);
   const modelId = model ?? 'unknown';
-  engine.budgetFor(modelId);
+  requireBudget(engine, { modelId }, `compressMessages({ contextWindow: 128_000 })`);
   const info = { modelId, modelKey: modelId, contextWindow: undefined };
+  const converter = new TranscriptConverter();
   return RunnableLambda.from(async (input: BaseLanguageModelInput, config?: RunnableConfig) => {
     const messages = inputMessages(input);
     const callOptions = readCallOptions(config);
     if (callOptions.disable) return messages;
-    const result = await compressBaseMessages(engine, { messages, model: info, callOptions, awareness: 'system' });
+    const result = await compressBaseMessages(engine, {
+      messages,
+      model: info,
+      callOptions,
+      awareness: 'system',
+      converter,
+    });
     return result.messages;
   }).withConfig({ runName: 'compressMessages' });
 }

@@ -1,6 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { createCompressionEngine } from '../../src/engine/create-engine.js';
 import type { CompressionEngine } from '../../src/engine/engine.js';
+import { UnknownContextWindowError } from '../../src/errors.js';
 import { type CompressionOptions, readOptions } from '../../src/options/options.js';
 import type { SummarizeFunction, Summarizer } from '../../src/summarizers/summarizer.js';
 import { chatModelSummarizer } from './chat-model-summarizer.js';
@@ -20,4 +21,21 @@ export function createEngine(options: LangChainCompressionOptions | undefined): 
   return createCompressionEngine(readOptions(options), (value) =>
     isChatModel(value) ? chatModelSummarizer(value) : undefined,
   );
+}
+
+/**
+ * Checks that the engine knows the budget for a model (from the options, the model's profile or the table), failing
+ * with an UnknownContextWindowError whose example is `example`: the call that takes `contextWindow` for the caller.
+ */
+export function requireBudget(
+  engine: CompressionEngine,
+  { modelId, contextWindow }: { modelId: string; contextWindow?: number },
+  example: string,
+): void {
+  try {
+    engine.budgetFor(modelId, contextWindow);
+  } catch (error) {
+    if (!UnknownContextWindowError.isInstance(error)) throw error;
+    throw new UnknownContextWindowError({ modelId, example });
+  }
 }

@@ -1,10 +1,10 @@
-import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { AgentMiddleware } from 'langchain';
 import { readCallOptions } from './call-options.js';
 import { compressBaseMessages } from './compress-base-messages.js';
-import { createEngine, type LangChainCompressionOptions } from './create-engine.js';
+import { createEngine, type LangChainCompressionOptions, requireBudget } from './create-engine.js';
 import { type ModelInfo, modelInfo, reportedInputTokens } from './model-info.js';
+import { TranscriptConverter } from './transcript-converter.js';
 
 /** Options of the `createAgent` middleware: the adapter's options. */
 export type ContextCompressionMiddlewareOptions = LangChainCompressionOptions;
@@ -12,13 +12,10 @@ export type ContextCompressionMiddlewareOptions = LangChainCompressionOptions;
 /** The brand `createMiddleware` puts on a middleware; set here so this module does not load `langchain`. */
 const MIDDLEWARE_BRAND = Symbol.for('AgentMiddleware');
 
-interface RequestLike {
-  model: unknown;
-  messages: BaseMessage[];
-  systemMessage?: BaseMessage;
-  tools?: readonly unknown[];
-  runtime?: unknown;
-}
+/** How an unknown context window is fixed for this middleware, named in its errors. */
+const WINDOW_EXAMPLE = 'contextCompressionMiddleware({ contextWindow: 128_000 })';
+
+type WrapModelCall = NonNullable<AgentMiddleware['wrapModelCall']>;
 
 /**
  * Middleware for langchain's `createAgent`: compresses what the model sees on every step, in `wrapModelCall`. The
@@ -26,23 +23,27 @@ interface RequestLike {
  * `request.systemMessage` is passed on as the very same object, so the awareness block goes at the head of the
  * `<session_state>` message instead of into the system prompt. Per run:
  * `agent.invoke(input, { configurable: { 'context-compression': { disable, force, namespace } } })`.
+ * Without `contextWindow`, the model's window comes from its profile or the built-in table; langchain shows a
+ * middleware the model only at its first call, so a model whose window is unknown fails there, before it is called.
  */
 export function contextCompressionMiddleware(options: ContextCompressionMiddlewareOptions = {}): AgentMiddleware {
   const engine = createEngine(options);
-  const infos = new WeakMap<object, ModelInfo>();
-  const infoOf = (model: unknown): ModelInfo => {
-    const key = model as object;
-    let info = infos.get(key);
+  const converter = new TranscriptConverter();
+  /** What each model the agent calls is, read once and checked to have a known window. */
+  const modelInfos = new WeakMap<object, ModelInfo>();
+  const infoOf = (model: object): ModelInfo => {
+    let info = modelInfos.get(model);
     if (!info) {
-      info = modelInfo(model as BaseChatModel);
-      infos.set(key, info);
+      info = modelInfo(model);
+      requireBudget(engine, info, WINDOW_EXAMPLE);
+      modelInfos.set(model, info);
     }
     return info;
   };
-  const wrapModelCall = async (request: RequestLike, handler: (request: RequestLike) => Promise<unknown>) => {
+  const wrapModelCall: WrapModelCall = async (request, handler) => {
+    const info = infoOf(request.model);
     const callOptions = readCallOptions(request.runtime);
     if (callOptions.disable) return handler(request);
-    const info = infoOf(request.model);
     const system = request.systemMessage && request.systemMessage.text !== '' ? [request.systemMessage] : [];
     const compressed = await compressBaseMessages(engine, {
       messages: [...system, ...request.messages],
@@ -50,15 +51,13 @@ export function contextCompressionMiddleware(options: ContextCompressionMiddlewa
       model: info,
       callOptions,
       awareness: 'state',
+      converter,
     });
     const response = await handler({ ...request, messages: compressed.messages.slice(system.length) });
     const reported = reportedInputTokens(response as BaseMessage);
     if (reported !== undefined) engine.recordUsage(info.modelKey, compressed.estimatedTokens, reported);
     return response;
   };
-  return {
-    [MIDDLEWARE_BRAND]: true,
-    name: 'ContextCompressionMiddleware',
-    wrapModelCall,
-  } as unknown as AgentMiddleware;
+  const middleware: AgentMiddleware = { name: 'ContextCompressionMiddleware', wrapModelCall };
+  return Object.assign(middleware, { [MIDDLEWARE_BRAND]: true });
 }

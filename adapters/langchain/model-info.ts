@@ -29,25 +29,39 @@ const NAME_FIELDS = ['model', 'modelName', 'model_name', 'modelId'] as const;
  * The model of langchain's initChatModel (a ConfigurableModel), kept in its default config as `model` or
  * `provider:model`; the provider prefix (lowercase letters, no model provider given) is left out.
  */
-function configuredModel(fields: Record<string, unknown>): string | undefined {
-  const config = fields._defaultConfig as { model?: unknown; modelProvider?: unknown } | undefined;
+function configuredModel(model: object): string | undefined {
+  const config = fieldOf(model, '_defaultConfig') as { model?: unknown; modelProvider?: unknown } | undefined;
   if (typeof config?.model !== 'string' || config.model === '') return undefined;
   const prefixed = config.modelProvider === undefined && /^[a-z][a-z-]*:/.test(config.model);
   return prefixed ? config.model.slice(config.model.indexOf(':') + 1) : config.model;
 }
 
-/** Reads a chat model's name, type and profile window without calling it. */
-export function modelInfo(model: BaseChatModel): ModelInfo {
-  const fields = model as unknown as Record<string, unknown>;
-  let type = 'chat';
+/** A field of a model read by name: models keep their name under different fields, some only on one class. */
+function fieldOf(model: object, name: string): unknown {
+  return Reflect.get(model, name);
+}
+
+/** The model's `_llmType()`, or `chat` when it has none or it throws. */
+function llmType(model: object): string {
+  const method = fieldOf(model, '_llmType');
   try {
-    type = model._llmType();
-  } catch {}
-  const named = NAME_FIELDS.map((field) => fields[field]).find((value) => typeof value === 'string' && value !== '');
-  const modelId = typeof named === 'string' ? named : (configuredModel(fields) ?? type);
+    const type: unknown = typeof method === 'function' ? Reflect.apply(method, model, []) : undefined;
+    return typeof type === 'string' ? type : 'chat';
+  } catch {
+    return 'chat';
+  }
+}
+
+/** Reads a chat model's name, type and profile window without calling it. */
+export function modelInfo(model: object): ModelInfo {
+  const type = llmType(model);
+  const named = NAME_FIELDS.map((field) => fieldOf(model, field)).find(
+    (value) => typeof value === 'string' && value !== '',
+  );
+  const modelId = typeof named === 'string' ? named : (configuredModel(model) ?? type);
   let contextWindow: number | undefined;
   try {
-    const window = model.profile?.maxInputTokens;
+    const window = (fieldOf(model, 'profile') as BaseChatModel['profile'] | undefined)?.maxInputTokens;
     if (typeof window === 'number' && Number.isInteger(window) && window > 0) contextWindow = window;
   } catch {}
   return { modelId, modelKey: `${type}:${modelId}`, contextWindow };

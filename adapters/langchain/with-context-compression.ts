@@ -1,3 +1,4 @@
+import type { Callbacks } from '@langchain/core/callbacks/manager';
 import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { ChatModelStream } from '@langchain/core/language_models/stream';
@@ -10,13 +11,54 @@ import { readCallOptions } from './call-options.js';
 import { compressBaseMessages, inputMessages } from './compress-base-messages.js';
 import { createEngine, type LangChainCompressionOptions } from './create-engine.js';
 import { isChatModel, type ModelInfo, modelInfo, reportedInputTokens } from './model-info.js';
+import { TranscriptConverter } from './transcript-converter.js';
 
-/** Chat models made by this module (and the copies LangChain binds), so none is wrapped twice. */
-const compressing = new WeakSet<object>();
+/**
+ * Marks a model that compresses its calls, so none is wrapped twice. A brand on the wrapper rather than a set of this
+ * module's, so that another copy of this package (its CommonJS build beside the ESM one) recognizes it too.
+ */
+const COMPRESSING = Symbol.for('context-compression.compressing');
 
-// Members reached through `any`: protected in LangChain's types, public at run time.
-// biome-ignore lint/suspicious/noExplicitAny: see above
-type Loose = any;
+function isCompressing(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, COMPRESSING);
+}
+
+/** What one `withContextCompression` call shares with every copy LangChain makes of its model. */
+interface Compression {
+  readonly engine: CompressionEngine;
+  readonly converter: TranscriptConverter;
+  /** Compressing copies by the model a binder returned: a model handed out again (per call) is wrapped once. */
+  readonly copies: WeakMap<object, BaseChatModel>;
+}
+
+type Method = (this: unknown, ...args: unknown[]) => unknown;
+
+/**
+ * A method of a model as a plain function, to run with another `this`: the one cast of the wrapper. LangChain's
+ * types cannot give these as one callable type: `streamEvents` and `withStructuredOutput` are overloaded,
+ * `_separateRunnableConfigFromCallOptionsCompat` is protected, `bindTools` and `_getModelInstance` (of
+ * initChatModel's model) exist on some classes only; all are public functions at run time.
+ */
+function methodOf(model: object, name: string): Method | undefined {
+  const value: unknown = Reflect.get(model, name);
+  return typeof value === 'function' ? (value as Method) : undefined;
+}
+
+/** Runs `model`'s own method `name` on `self`: the wrapper, or a copy LangChain made of it. */
+function callOwn(model: object, name: string, self: unknown, args: readonly unknown[]): unknown {
+  const method = methodOf(model, name);
+  if (!method) throw new TypeError(`the model has no method ${name}`);
+  return method.apply(self, [...args]);
+}
+
+/**
+ * The call options as LangChain's own `streamEvents` parses them for `_streamChatModelEvents`, through its protected
+ * method, whose result is `[config, parsed options]` as LangChain declares it.
+ */
+function parsedCallOptions(model: BaseChatModel, options: unknown): BaseChatModel['ParsedCallOptions'] {
+  const separated = callOwn(model, '_separateRunnableConfigFromCallOptionsCompat', model, [options]);
+  return (separated as [unknown, BaseChatModel['ParsedCallOptions']])[1];
+}
 
 /** The object in a prototype chain that defines `key`. */
 function ownerOf(object: object, key: string): object | null {
@@ -29,8 +71,8 @@ function ownerOf(object: object, key: string): object | null {
  * True when the model streams natively: LangChain's own test, made without comparing to its class (a second copy of
  * @langchain/core would have another). `model` is the wrapped model, `instance` the object the call runs on.
  */
-function streamsNatively(model: object, instance: object): boolean {
-  if ((instance as Loose).disableStreaming) return false;
+function streamsNatively(model: object, instance: BaseChatModel): boolean {
+  if (instance.disableStreaming) return false;
   return ownerOf(model, '_streamResponseChunks') !== ownerOf(model, '_streamIterator');
 }
 
@@ -45,27 +87,22 @@ function infoFor(model: BaseChatModel, engine: CompressionEngine, parent: ModelI
   }
 }
 
-/** Compressing copies by engine and model, so a model handed out again (a per-call instance) is wrapped once. */
-const copies = new WeakMap<CompressionEngine, WeakMap<object, unknown>>();
-
 /**
  * Keeps compression on whatever a binder returns (`bindTools`, `withConfig`, `withStructuredOutput`, the per-call
  * model of langchain's `initChatModel`): a binding of a copy, or a new model.
  */
-function keepCompressing(result: unknown, engine: CompressionEngine, info: ModelInfo): unknown {
-  if (compressing.has(result as object)) return result;
+function keepCompressing(result: unknown, compression: Compression, info: ModelInfo): unknown {
+  if (isCompressing(result)) return result;
   if (isChatModel(result)) {
-    const byModel = copies.get(engine) ?? new WeakMap<object, unknown>();
-    copies.set(engine, byModel);
-    const known = byModel.get(result);
+    const known = compression.copies.get(result);
     if (known) return known;
-    const wrapped = compressingModel(result, engine, infoFor(result, engine, info));
-    byModel.set(result, wrapped);
+    const wrapped = compressingModel(result, compression, infoFor(result, compression.engine, info));
+    compression.copies.set(result, wrapped);
     return wrapped;
   }
-  if (RunnableBinding.isRunnableBinding(result) && isChatModel(result.bound) && !compressing.has(result.bound)) {
+  if (RunnableBinding.isRunnableBinding(result) && isChatModel(result.bound) && !isCompressing(result.bound)) {
     return new RunnableBinding({
-      bound: keepCompressing(result.bound, engine, info) as BaseChatModel,
+      bound: keepCompressing(result.bound, compression, info) as BaseChatModel,
       kwargs: result.kwargs,
       config: result.config,
       configFactories: result.configFactories,
@@ -74,22 +111,34 @@ function keepCompressing(result: unknown, engine: CompressionEngine, info: Model
   return result;
 }
 
-function compressingModel<T extends BaseChatModel>(model: T, engine: CompressionEngine, info: ModelInfo): T {
-  const base = model as Loose;
+type CallOptions = Partial<BaseChatModel['ParsedCallOptions']>;
+
+function compressingModel<T extends BaseChatModel>(model: T, compression: Compression, info: ModelInfo): T {
+  const { engine, converter } = compression;
+  const base: BaseChatModel = model;
   const wrapped = Object.create(model) as T;
   const compress = (messages: readonly BaseMessage[], options: unknown) => {
     const callOptions = readCallOptions(options);
     if (callOptions.disable) return undefined;
     const tools = (options as { tools?: unknown[] } | undefined)?.tools;
-    return compressBaseMessages(engine, { messages, tools, model: info, callOptions, awareness: 'system' });
+    return compressBaseMessages(engine, { messages, tools, model: info, callOptions, awareness: 'system', converter });
   };
+  const binder = (name: string) =>
+    function (this: BaseChatModel, ...args: unknown[]) {
+      return keepCompressing(callOwn(model, name, this, args), compression, info);
+    };
   const methods = {
-    async generate(this: T, messages: BaseMessageLike[][], options?: unknown, callbacks?: unknown): Promise<LLMResult> {
+    async generate(
+      this: BaseChatModel,
+      messages: BaseMessageLike[][],
+      options?: string[] | CallOptions,
+      callbacks?: Callbacks,
+    ): Promise<LLMResult> {
       const parsed = Array.isArray(options) ? { stop: options } : options;
       const lists = messages.map((list) => list.map(coerceMessageLikeToMessage));
       const compressed = await Promise.all(lists.map((list) => compress(list, parsed)));
       const prompts = lists.map((list, index) => compressed[index]?.messages ?? list);
-      const result: LLMResult = await base.generate.call(this, prompts, options, callbacks);
+      const result = await base.generate.call(this, prompts, options, callbacks);
       result.generations.forEach((generation, index) => {
         const estimate = compressed[index]?.estimatedTokens;
         const message = (generation[0] as ChatGeneration | undefined)?.message;
@@ -97,7 +146,7 @@ function compressingModel<T extends BaseChatModel>(model: T, engine: Compression
       });
       return result;
     },
-    async *_streamIterator(this: T, input: BaseLanguageModelInput, options?: unknown) {
+    async *_streamIterator(this: BaseChatModel, input: BaseLanguageModelInput, options?: CallOptions) {
       if (!streamsNatively(model, this)) {
         // LangChain falls back to `invoke`, which compresses in `generate`.
         yield* base._streamIterator.call(this, input, options);
@@ -112,11 +161,16 @@ function compressingModel<T extends BaseChatModel>(model: T, engine: Compression
       }
       if (compressed) engine.recordUsage(info.modelKey, compressed.estimatedTokens, reported);
     },
-    streamEvents(this: T, input: BaseLanguageModelInput, options?: Loose, streamOptions?: unknown) {
+    streamEvents(
+      this: BaseChatModel,
+      input: BaseLanguageModelInput,
+      options?: CallOptions & { version?: string },
+      streamOptions?: unknown,
+    ) {
       if (options?.version === 'v1' || options?.version === 'v2')
-        return base.streamEvents.call(this, input, options, streamOptions);
-      const self = this as Loose;
-      const [, callOptions] = self._separateRunnableConfigFromCallOptionsCompat(options);
+        return callOwn(model, 'streamEvents', this, [input, options, streamOptions]);
+      const self = this;
+      const callOptions = parsedCallOptions(self, options);
       async function* events() {
         const messages = inputMessages(input);
         const compressed = await compress(messages, options);
@@ -124,25 +178,19 @@ function compressingModel<T extends BaseChatModel>(model: T, engine: Compression
       }
       return new ChatModelStream(events());
     },
-    bindTools(this: T, ...args: unknown[]) {
-      return keepCompressing(base.bindTools.apply(this, args), engine, info);
-    },
-    withConfig(this: T, ...args: unknown[]) {
-      return keepCompressing(base.withConfig.apply(this, args), engine, info);
-    },
-    withStructuredOutput(this: T, ...args: unknown[]) {
-      return keepCompressing(base.withStructuredOutput.apply(this, args), engine, info);
-    },
+    bindTools: binder('bindTools'),
+    withConfig: binder('withConfig'),
+    withStructuredOutput: binder('withStructuredOutput'),
     // langchain's initChatModel (ConfigurableModel) hands every call to a model it makes per call: wrap that one
-    async _getModelInstance(this: T, ...args: unknown[]) {
-      return keepCompressing(await base._getModelInstance.apply(this, args), engine, info);
+    async _getModelInstance(this: BaseChatModel, ...args: unknown[]) {
+      return keepCompressing(await callOwn(model, '_getModelInstance', this, args), compression, info);
     },
   };
   for (const [name, value] of Object.entries(methods))
     Object.defineProperty(wrapped, name, { value, writable: true, configurable: true });
   for (const name of ['bindTools', '_getModelInstance'])
-    if (typeof base[name] !== 'function') delete (wrapped as Loose)[name];
-  compressing.add(wrapped);
+    if (!methodOf(model, name)) Reflect.deleteProperty(wrapped, name);
+  Object.defineProperty(wrapped, COMPRESSING, { value: true });
   return wrapped;
 }
 
@@ -162,10 +210,10 @@ export function withContextCompression<T extends BaseChatModel>(
       option: 'model',
       message: 'expected a LangChain chat model such as new ChatOpenAI()',
     });
-  if (compressing.has(model))
+  if (isCompressing(model))
     throw new InvalidOptionError({ option: 'model', message: 'this model already compresses its calls' });
   const engine = createEngine(options);
   const info = modelInfo(model);
   engine.budgetFor(info.modelId, info.contextWindow);
-  return compressingModel(model, engine, info);
+  return compressingModel(model, { engine, converter: new TranscriptConverter(), copies: new WeakMap() }, info);
 }

@@ -2,32 +2,14 @@
  * Each entry loads only its own framework: `context-compression/ai-sdk` never loads LangChain, and
  * `context-compression/langchain` never loads the AI SDK, nor `langchain` itself at run time (only its types).
  */
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runtimePackages as packagesOf } from '../helpers/runtime-packages.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
-/** Run-time imports (type-only imports are erased) of every module reachable from an entry, by package. */
-function runtimePackages(entry: string): Set<string> {
-  const packages = new Set<string>();
-  const seen = new Set<string>();
-  const visit = (file: string) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    const source = readFileSync(file, 'utf8');
-    for (const match of source.matchAll(/^(?:import|export)\s+(type\s+)?[^'"]*?from\s+'([^']+)'/gm)) {
-      const [, typeOnly, specifier = ''] = match;
-      if (specifier.startsWith('.')) visit(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
-      else if (!typeOnly)
-        packages.add(
-          specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : (specifier.split('/')[0] ?? ''),
-        );
-    }
-  };
-  visit(resolve(root, entry));
-  return packages;
-}
+/** Run-time imports of every module reachable from an entry, by package. */
+const runtimePackages = (entry: string) => packagesOf(resolve(root, entry));
 
 describe('entry isolation', () => {
   it('the engine loads no framework and no tokenizer', () => {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import {
   contextCompressionMiddleware,
   redactionTool,
+  UnknownContextWindowError,
   withContextCompression,
 } from '../../../adapters/langchain/index.js';
 import { toTranscript } from '../../../adapters/langchain/to-transcript.js';
@@ -169,5 +170,43 @@ describe('contextCompressionMiddleware in a createAgent tool loop', () => {
       { recursionLimit: 100, configurable: { 'context-compression': { disable: true } } },
     );
     expect(model.calls.at(-1)?.messages).toHaveLength(1 + 1 + 20 * 2);
+  });
+});
+
+describe('contextCompressionMiddleware with a model whose context window is unknown', () => {
+  const input = { messages: [new HumanMessage('Fix the bug.')] };
+
+  it('fails at the first model call, before the model runs, naming its own contextWindow option', async () => {
+    const model = scriptedModel(1);
+    const agent = createAgent({ model, tools: [readFile], middleware: [contextCompressionMiddleware()] });
+    const error = await agent.invoke(input).then(
+      () => undefined,
+      (caught: unknown) => caught as Error,
+    );
+    // langchain wraps what a middleware throws in its MiddlewareError, with the same message
+    expect(UnknownContextWindowError.isInstance(error?.cause)).toBe(true);
+    expect(error?.message).toBe(
+      `The context window of model "${model._llmType()}" is not known. Pass it as the \`contextWindow\` option, e.g. contextCompressionMiddleware({ contextWindow: 128_000 }).`,
+    );
+    expect(model.callCount).toBe(0);
+  });
+
+  it('fails so even on a run with compression disabled: the agent is misconfigured either way', async () => {
+    const model = scriptedModel(1);
+    const agent = createAgent({ model, tools: [readFile], middleware: [contextCompressionMiddleware()] });
+    const disabled = { configurable: { 'context-compression': { disable: true } } };
+    await expect(agent.invoke(input, disabled)).rejects.toThrow('contextCompressionMiddleware({ contextWindow:');
+  });
+
+  it('runs with `contextWindow` given', async () => {
+    const model = scriptedModel(3);
+    const agent = createAgent({
+      model,
+      tools: [readFile],
+      middleware: [contextCompressionMiddleware({ contextWindow: 32_000 })],
+    });
+    const result = await agent.invoke(input, { recursionLimit: 20 });
+    expect(result.messages.at(-1)?.text).toBe('Done: the bug is fixed.');
+    expect(model.callCount).toBe(4);
   });
 });

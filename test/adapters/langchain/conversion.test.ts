@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { fromTranscript } from '../../../adapters/langchain/from-transcript.js';
 import { DEFAULT_FILE_TOKENS, toolDefinitions, toTranscript } from '../../../adapters/langchain/to-transcript.js';
+import { TranscriptConverter } from '../../../adapters/langchain/transcript-converter.js';
 import { type Message, messageText, type Part } from '../../../src/transcript/transcript.js';
 
 /** Parts without their `original`, for comparing values. */
@@ -295,5 +296,24 @@ describe('toolDefinitions', () => {
       },
     ]);
     expect(toTranscript([], [weather]).tools).toEqual(definitions);
+  });
+});
+
+describe('TranscriptConverter', () => {
+  it('gives the same transcript objects for the same message objects from call to call; toTranscript does not remember', () => {
+    const ai = new AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'read_file', args: {} }] });
+    const messages = [
+      new HumanMessage('Go'),
+      ai,
+      new ToolMessage({ content: 'A', tool_call_id: 'c1', name: 'read_file' }),
+    ];
+    const converter = new TranscriptConverter();
+    const first = converter.toTranscript(messages).messages;
+    const again = converter.toTranscript([...messages, new HumanMessage('Next')]).messages;
+    expect(again.slice(0, 3)).toEqual(first);
+    for (const [index, message] of first.entries()) expect(again[index]).toBe(message);
+    const fresh = toTranscript(messages).messages;
+    expect(fresh).toEqual(first);
+    expect(fresh[0]).not.toBe(first[0]);
   });
 });

@@ -255,6 +255,12 @@ describe('compressMessages', () => {
     expect(() => compressMessages({ model: 'gpt-4o' })).not.toThrow();
   });
 
+  it('names its own contextWindow option for a model id not in the table', () => {
+    expect(() => compressMessages({ model: 'in-house-7b' })).toThrow(
+      'The context window of model "in-house-7b" is not known. Pass it as the `contextWindow` option, e.g. compressMessages({ contextWindow: 128_000 }).',
+    );
+  });
+
   it('takes a prompt value from a ChatPromptTemplate', async () => {
     const prompt = ChatPromptTemplate.fromMessages([
       ['system', 'You are {tone}.'],

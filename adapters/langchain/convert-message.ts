@@ -1,0 +1,199 @@
+import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
+import { toJsonSchema } from '@langchain/core/utils/json_schema';
+import { hashBytes, hashString } from '../../src/counting/hash.js';
+import { jsonSafe, type Message, type Part, type Role, stableStringify } from '../../src/transcript/transcript.js';
+
+/** Token estimate of an image, audio or file block, whose bytes are not text. */
+export const DEFAULT_FILE_TOKENS = 1_000;
+
+type Block = Record<string, unknown>;
+
+const FILE_BLOCKS = new Set([
+  'image',
+  'image_url',
+  'input_image',
+  'audio',
+  'input_audio',
+  'video',
+  'file',
+  'input_file',
+  'document',
+  'media',
+]);
+/** Blocks of an AI message's content that repeat its `tool_calls`; the calls are counted once, from `tool_calls`. */
+const TOOL_CALL_BLOCKS = new Set(['tool_use', 'tool_call', 'function_call']);
+
+/** A fingerprint of inline data over all of it: a base64 string hashed whole, bytes (standard blocks) every byte. */
+function dataFingerprint(data: unknown): string | undefined {
+  if (typeof data === 'string') return `data:${data.length}:${hashString(data)}`;
+  const bytes =
+    data instanceof Uint8Array
+      ? data
+      : ArrayBuffer.isView(data)
+        ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+        : data instanceof ArrayBuffer
+          ? new Uint8Array(data)
+          : undefined;
+  return bytes ? `bytes:${bytes.length}:${hashBytes(bytes).toString(36)}` : undefined;
+}
+
+/** A message that cannot be read; `toTranscript` turns it into an InvalidPromptError with the message's index. */
+export class UnreadableMessage {
+  constructor(
+    readonly field: string,
+    readonly expected: string,
+    readonly value: unknown,
+  ) {}
+}
+
+function fileFingerprint(block: Block): string {
+  const imageUrl = block.image_url;
+  const url = typeof imageUrl === 'string' ? imageUrl : ((imageUrl as Block | undefined)?.url ?? block.url);
+  if (typeof url === 'string') return url.startsWith('data:') ? (dataFingerprint(url) ?? '') : `url:${url}`;
+  const source = block.source as Block | undefined;
+  return (
+    dataFingerprint(block.data) ??
+    dataFingerprint(source?.data) ??
+    (typeof block.file_id === 'string' ? `ref:${block.file_id}` : undefined) ??
+    (typeof block.id === 'string' ? `ref:${block.id}` : undefined) ??
+    `block:${hashString(stableStringify(block))}`
+  );
+}
+
+function mediaTypeOf(block: Block): string {
+  const type = String(block.type);
+  const declared = block.mimeType ?? block.mime_type ?? (block.source as Block | undefined)?.media_type;
+  if (typeof declared === 'string') return declared;
+  return type.includes('image') ? 'image/*' : type.includes('audio') ? 'audio/*' : type === 'video' ? 'video/*' : type;
+}
+
+function blockPart(block: Block, original: unknown): Part {
+  const type = String(block.type);
+  if (type === 'text' || type === 'input_text' || type === 'output_text')
+    return { type: 'text', text: String(block.text ?? ''), original };
+  if (type === 'reasoning' || type === 'thinking') {
+    const text = block.reasoning ?? block.thinking ?? block.text;
+    return { type: 'reasoning', text: typeof text === 'string' ? text : stableStringify(block), original };
+  }
+  if (type === 'text-plain' && typeof block.text === 'string')
+    return {
+      type: 'file',
+      mediaType: 'text/plain',
+      fingerprint: `text:${hashString(block.text)}`,
+      tokens: Math.ceil(block.text.length / 4),
+      original,
+    };
+  if (FILE_BLOCKS.has(type))
+    return {
+      type: 'file',
+      mediaType: mediaTypeOf(block),
+      fingerprint: fileFingerprint(block),
+      tokens: DEFAULT_FILE_TOKENS,
+      original,
+    };
+  return { type: 'other', text: stableStringify(block), original };
+}
+
+/** Text of message content as a model reads it: text blocks joined by newlines, other blocks named by type. */
+export function contentText(content: BaseMessage['content']): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((block) => {
+      const item = (block ?? {}) as Block;
+      return item.type === 'text' && typeof item.text === 'string' ? item.text : `[${String(item.type)}]`;
+    })
+    .join('\n');
+}
+
+function contentParts(message: BaseMessage, skipToolCallBlocks: boolean): Part[] {
+  const { content } = message;
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content, original: content }];
+  // null content (a message built or changed by hand) reads as empty, as LangChain's constructors make it
+  if (content === null || content === undefined) return [];
+  if (!Array.isArray(content))
+    throw new UnreadableMessage('content', 'a string or an array of content blocks', content);
+  const parts: Part[] = [];
+  for (const [index, block] of content.entries()) {
+    if (typeof block !== 'object' || block === null)
+      throw new UnreadableMessage(`content[${index}]`, 'a content block object with a type', block);
+    const item = block as Block;
+    if (skipToolCallBlocks && TOOL_CALL_BLOCKS.has(String(item.type))) continue;
+    parts.push(blockPart(item, block));
+  }
+  return parts;
+}
+
+function aiParts(message: BaseMessage): Part[] {
+  const ai = message as BaseMessage & { tool_calls?: { id?: string; name: string; args: unknown }[] };
+  const parts: Part[] = [];
+  const reasoning = message.additional_kwargs?.reasoning_content;
+  if (typeof reasoning === 'string' && reasoning) parts.push({ type: 'reasoning', text: reasoning });
+  const calls = Array.isArray(ai.tool_calls) ? ai.tool_calls : [];
+  parts.push(...contentParts(message, calls.length > 0));
+  for (const [index, call] of calls.entries()) {
+    if (typeof call !== 'object' || call === null)
+      throw new UnreadableMessage(`tool_calls[${index}]`, 'a tool call { id, name, args }', call);
+    // jsonSafe: args with a cycle or a BigInt are read as plain data; the caller's message is what is sent
+    parts.push({ type: 'tool-call', id: call.id ?? '', name: call.name, args: jsonSafe(call.args), original: call });
+  }
+  return parts;
+}
+
+function roleOf(message: BaseMessage): Role {
+  switch (message.getType()) {
+    case 'system':
+    case 'developer':
+      return 'system';
+    case 'ai':
+      return 'assistant';
+    case 'tool':
+      return 'tool';
+    case 'generic': {
+      const role = (message as BaseMessage & { role?: string }).role;
+      return role === 'assistant' || role === 'ai' ? 'assistant' : role === 'system' ? 'system' : 'user';
+    }
+    default:
+      return 'user';
+  }
+}
+
+function toolResultPart(tool: ToolMessage, toolNames: ReadonlyMap<string, string>): Part {
+  const callId = tool.tool_call_id;
+  return {
+    type: 'tool-result',
+    callId,
+    name: tool.name ?? toolNames.get(callId) ?? '',
+    output: contentText(tool.content),
+    isError: tool.status === 'error',
+    original: tool,
+  };
+}
+
+/** One LangChain message as a transcript message; `toolNames` names results whose message has no name. */
+export function convertMessage(message: BaseMessage, toolNames: ReadonlyMap<string, string>): Message {
+  const role = roleOf(message);
+  const parts =
+    role === 'tool'
+      ? [toolResultPart(message as ToolMessage, toolNames)]
+      : role === 'assistant'
+        ? aiParts(message)
+        : contentParts(message, false);
+  return { role, parts, ...(message.id ? { id: message.id } : {}), original: message };
+}
+
+/** A LangChain tool or an OpenAI-style definition as `{ name, description, inputSchema }`, for counting. */
+export function convertToolDefinition(tool: object): unknown {
+  const item = tool as Block;
+  const fn = item.function as Block | undefined;
+  if (fn && typeof fn.name === 'string')
+    return { name: fn.name, description: fn.description, inputSchema: fn.parameters };
+  if (typeof item.name !== 'string' || item.schema === undefined) return tool;
+  let inputSchema: unknown;
+  try {
+    inputSchema = toJsonSchema(item.schema as Parameters<typeof toJsonSchema>[0]);
+  } catch {
+    inputSchema = undefined;
+  }
+  return { name: item.name, description: item.description, inputSchema };
+}
