@@ -34,17 +34,6 @@ export { truncateHeadAndTail } from './strategies/head-and-tail.js';
 export { DEFAULT_MASKING_OPTIONS } from './strategies/observation-masking.js';
 export { findOwnTools, type OwnToolNames } from './strategies/own-tools.js';
 export {
-  DEFAULT_RECALL_PAGE_CHARS,
-  DEFAULT_RECALL_TOOL_DESCRIPTION,
-  MAX_RECALL_IDS,
-  MAX_RECALL_QUERY_CHARS,
-  type RecalledResult,
-  type RecallInput,
-  RecallInputSchema,
-  recallAnswer,
-  renderRecallAnswer,
-} from './strategies/recall-tool.js';
-export {
   collectRedactions,
   DEFAULT_REDACTION_TOOL_DESCRIPTION,
   MAX_REDACTION_IDS,
@@ -55,6 +44,17 @@ export {
   type RejectedRedaction,
   validateRedaction,
 } from './strategies/redaction.js';
+export {
+  DEFAULT_RETRIEVAL_PAGE_CHARS,
+  DEFAULT_RETRIEVAL_TOOL_DESCRIPTION,
+  MAX_RETRIEVAL_IDS,
+  MAX_RETRIEVAL_QUERY_CHARS,
+  type RetrievalInput,
+  RetrievalInputSchema,
+  type RetrievedResult,
+  renderRetrievalAnswer,
+  retrievalAnswer,
+} from './strategies/retrieval-tool.js';
 export { shortenByRelevance } from './strategies/shorten-by-relevance.js';
 export { DEFAULT_EXTRACTIVE_SUMMARIZER_OPTIONS } from './summarizers/extractive-summarizer.js';
 export { renderTranscript } from './transcript/render-transcript.js';

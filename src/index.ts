@@ -37,8 +37,8 @@ export type { SessionState } from './session-state/session-state.js';
 export { type EraseScope, eraseStoredState } from './store/erase.js';
 export { type MemoryStateStoreOptions, memoryStateStore, type StateStore } from './store/state-store.js';
 export type { MaskingOptions } from './strategies/observation-masking.js';
-export { DEFAULT_RECALL_TOOL_NAME } from './strategies/recall-tool.js';
 export { DEFAULT_REDACTION_TOOL_NAME } from './strategies/redaction.js';
+export { DEFAULT_RETRIEVAL_TOOL_NAME } from './strategies/retrieval-tool.js';
 export {
   type ExtractiveSummarizerOptions,
   extractiveSummarizer,

@@ -1,6 +1,6 @@
 /**
  * `context-compression/ai-sdk`: the engine for the Vercel AI SDK, as a model wrapper and a language model middleware,
- * with the recall and redaction tools and summarizers and embedders made from AI SDK models. Loads `ai` (never
+ * with the retrieval and redaction tools and summarizers and embedders made from AI SDK models. Loads `ai` (never
  * LangChain).
  */
 export * from '../../src/adapter-exports.js';
@@ -9,6 +9,6 @@ export { type ContextCompressionOptions, contextCompression } from './context-co
 export { type ExplainCompressionOptions, explainCompression } from './explain-compression.js';
 export { type ModelEmbedderOptions, modelEmbedder } from './model-embedder.js';
 export { type ModelSummarizerOptions, modelSummarizer } from './model-summarizer.js';
-export { type RecallToolOptions, type RecallToolOutput, recallTool } from './recall-tool.js';
 export { type RedactionToolOptions, type RedactionToolOutput, redactionTool } from './redaction-tool.js';
+export { type RetrievalToolOptions, type RetrievalToolOutput, retrievalTool } from './retrieval-tool.js';
 export { withContextCompression } from './with-context-compression.js';

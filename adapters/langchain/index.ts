@@ -9,6 +9,6 @@ export { type CompressMessagesOptions, compressMessages } from './compress-messa
 export type { LangChainCompressionOptions as ContextCompressionOptions } from './create-engine.js';
 export { type ExplainCompressionOptions, explainCompression } from './explain-compression.js';
 export { type ContextCompressionMiddlewareOptions, contextCompressionMiddleware } from './middleware.js';
-export { type RecallToolOptions, recallTool } from './recall-tool.js';
 export { type RedactionToolOptions, type RedactionToolOutput, redactionTool } from './redaction-tool.js';
+export { type RetrievalToolOptions, retrievalTool } from './retrieval-tool.js';
 export { withContextCompression } from './with-context-compression.js';

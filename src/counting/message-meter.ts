@@ -62,7 +62,7 @@ export class MessageMeter {
     // hashes are chained as numbers: no fingerprint string is built for the (often large) message
     let hash = ROLE_SEEDS[message.role];
     for (const part of message.parts) hash = hashChain(hash, this.partHash(part));
-    let tokens = this.recall(hash);
+    let tokens = this.cached(hash);
     if (tokens === undefined) {
       tokens = this.overheadTokens;
       for (const part of message.parts) {
@@ -86,7 +86,7 @@ export class MessageMeter {
   countText(text: string): number {
     if (text.length === 0) return 0;
     const hash = hashOfText(this.textHash(text));
-    let tokens = this.recall(hash);
+    let tokens = this.cached(hash);
     if (tokens === undefined) {
       tokens = this.counter.count(text);
       this.remember(hash, tokens);
@@ -139,7 +139,7 @@ export class MessageMeter {
     return hash;
   }
 
-  private recall(hash: number): number | undefined {
+  private cached(hash: number): number | undefined {
     return this.counts.get(hash);
   }
 

@@ -50,8 +50,8 @@ export interface CallFacts {
   readonly steps: readonly StepSignals[];
   /** The redaction tool's name in this call: as the call's tools carry it, else the configured one. */
   readonly redactionToolName: string;
-  /** The recall tool's name when the call carries it (placeholders then name it), else undefined. */
-  readonly recallToolName: string | undefined;
+  /** The retrieval tool's name when the call carries it (placeholders then name it), else undefined. */
+  readonly retrievalToolName: string | undefined;
 }
 
 /** How the engine reads a call: its counter and the optional parts that decide which facts are needed. */
@@ -69,7 +69,7 @@ export interface ReadCallOptions {
   /** The tool results of each conversation, read incrementally. */
   readonly siteIndex: ResultSiteIndex;
   /** Replaces messages seen in the previous call of the conversation by the remembered objects. */
-  readonly recall: (conversation: string, messages: readonly Message[]) => readonly Message[];
+  readonly reuseSeen: (conversation: string, messages: readonly Message[]) => readonly Message[];
   /** The step signals of the history, when a trigger reads them. */
   readonly analyzeSteps:
     | ((conversation: string, messages: readonly Message[], prefixHashes: readonly number[]) => StepSignals[])
@@ -88,7 +88,7 @@ export function readCall(transcript: Transcript, options: ReadCallOptions): Call
   // the system prompt is part of what the per-conversation memories learned (a repository root it states)
   const systemHash = fixedMeasures.reduce((hash, measure) => hashChain(hash, measure.hash), 0).toString(36);
   const conversation = `${namespace}\u0000${anchor}\u0000${systemHash}`;
-  const messages = options.recall(conversation, input);
+  const messages = options.reuseSeen(conversation, input);
   const prefixHashes = new Array<number>(messages.length + 1);
   prefixHashes[0] = hash53(namespace);
   for (let index = 0; index < messages.length; index++) {
@@ -119,6 +119,6 @@ export function readCall(transcript: Transcript, options: ReadCallOptions): Call
     latestRedactions: replayed.latest,
     steps: options.analyzeSteps ? options.analyzeSteps(conversation, messages, prefixHashes) : [],
     redactionToolName,
-    recallToolName: own.recall,
+    retrievalToolName: own.retrieval,
   };
 }

@@ -285,7 +285,7 @@ export class CompressionEngine {
       redaction: this.settings.redaction,
       redactionToolName: this.settings.redactionToolName,
       ownTools,
-      recall: (conversation, messages) => this.histories.recall(conversation, messages),
+      reuseSeen: (conversation, messages) => this.histories.reuse(conversation, messages),
       siteIndex: this.siteIndex,
       analyzeSteps:
         this.settings.staleness || this.settings.semantic

@@ -96,7 +96,7 @@ export class FoldRunner {
       point.state ? hashString(canonicalJson(point.state)) : '-',
       this.summarizer.name,
       facts.limits.maxStateTokens,
-      facts.recallToolName ?? '-',
+      facts.retrievalToolName ?? '-',
       facts.redactionToolName,
     ].join('\u0000');
     let pending = this.folds.get(key);
@@ -187,7 +187,7 @@ export class FoldRunner {
       point.state?.timeline,
       timelineEntry({ messages: facts.messages, span: folded, from: point.coveredCount, to: plan.cut }),
     );
-    // with the recall tool in the call, the folded calls are listed by id: the model can ask for their results
+    // with the retrieval tool in the call, the folded calls are listed by id: the model can ask for their results
     const toolCalls = nextToolCalls(point.state?.toolCalls, folded, facts);
     const fitted = fitState(
       { ...merged, timeline, ...(toolCalls ? { toolCalls } : {}) },

@@ -24,7 +24,7 @@ export class HistoryMemory {
    * The history with every message up to the first difference from the remembered one replaced by the remembered
    * object; remembers the result for the next call.
    */
-  recall(conversation: string, messages: readonly Message[]): readonly Message[] {
+  reuse(conversation: string, messages: readonly Message[]): readonly Message[] {
     const previous = this.histories.get(conversation);
     let same = 0;
     if (previous) {

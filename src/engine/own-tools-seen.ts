@@ -1,4 +1,4 @@
-import { recallToolAwareness } from '../options/prompts.js';
+import { retrievalToolAwareness } from '../options/prompts.js';
 import { findOwnTools, type OwnToolNames } from '../strategies/own-tools.js';
 import { type Message, messageText } from '../transcript/transcript.js';
 
@@ -10,7 +10,7 @@ import { type Message, messageText } from '../transcript/transcript.js';
  */
 export class OwnToolsSeen {
   private names: OwnToolNames = {};
-  /** The awareness block with the recall tool's sentence, by the tool's name: one object each, counted once. */
+  /** The awareness block with the retrieval tool's sentence, by the tool's name: one object each, counted once. */
   private readonly blocks = new Map<string, Message>();
 
   constructor(private readonly awareness: Message | undefined) {}
@@ -18,18 +18,18 @@ export class OwnToolsSeen {
   /** The names for a call carrying `definitions`, and its awareness block (none when awareness is off). */
   forCall(definitions: readonly unknown[]): { names: OwnToolNames; awareness: Message | undefined } {
     this.names = { ...this.names, ...findOwnTools(definitions) };
-    return { names: this.names, awareness: this.awarenessFor(this.names.recall) };
+    return { names: this.names, awareness: this.awarenessFor(this.names.retrieval) };
   }
 
-  /** The configured awareness block, followed by a sentence on the recall tool when there is one. */
-  private awarenessFor(recallToolName: string | undefined): Message | undefined {
+  /** The configured awareness block, followed by a sentence on the retrieval tool when there is one. */
+  private awarenessFor(retrievalToolName: string | undefined): Message | undefined {
     const { awareness } = this;
-    if (!awareness || recallToolName === undefined) return awareness;
-    let block = this.blocks.get(recallToolName);
+    if (!awareness || retrievalToolName === undefined) return awareness;
+    let block = this.blocks.get(retrievalToolName);
     if (!block) {
-      const text = `${messageText(awareness)}\n${recallToolAwareness(recallToolName)}`;
+      const text = `${messageText(awareness)}\n${retrievalToolAwareness(retrievalToolName)}`;
       block = { ...awareness, parts: [{ type: 'text', text }] };
-      this.blocks.set(recallToolName, block);
+      this.blocks.set(retrievalToolName, block);
     }
     return block;
   }

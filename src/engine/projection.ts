@@ -49,7 +49,7 @@ export function project(
     maxToolResultTokens: facts.limits.maxToolResultTokens,
     meter,
     cache,
-    recallToolName: facts.recallToolName,
+    retrievalToolName: facts.retrievalToolName,
   });
   const before = new Map<number, number>();
   for (const [at, items] of point.recalls) {

@@ -69,16 +69,16 @@ export function describeToolCall(name: string, args: unknown, maxChars = 80): st
   return `${name}(${compact.length > maxChars ? `${compact.slice(0, maxChars)}...` : compact})`;
 }
 
-/** Where a hidden result can be had again: the recall tool's name (as the caller registered it) and the call's id. */
-export interface RecallHint {
+/** Where a hidden result can be had again: the retrieval tool's name (as the caller registered it) and the call's id. */
+export interface RetrievalHint {
   readonly toolName: string;
   readonly callId: string;
 }
 
 /** The sentence a placeholder ends with: how to get the result back. */
-function getItBack(recall: RecallHint | undefined): string {
-  return recall
-    ? `${recall.toolName} gives it back verbatim (call id ${JSON.stringify(recall.callId)}).`
+function getItBack(retrieval: RetrievalHint | undefined): string {
+  return retrieval
+    ? `${retrieval.toolName} gives it back verbatim (call id ${JSON.stringify(retrieval.callId)}).`
     : 'Call the tool again if you need it.';
 }
 
@@ -87,18 +87,18 @@ export function maskedResultPlaceholder({
   call,
   tokens,
   keepRecent,
-  recall,
+  retrieval,
 }: {
   call: string;
   tokens: number;
   keepRecent: number;
-  recall?: RecallHint | undefined;
+  retrieval?: RetrievalHint | undefined;
 }): string {
-  return `[Result of ${call} cleared to save context: ${tokens} tokens, older than the ${keepRecent} most recent tool results. ${getItBack(recall)}]`;
+  return `[Result of ${call} cleared to save context: ${tokens} tokens, older than the ${keepRecent} most recent tool results. ${getItBack(retrieval)}]`;
 }
 
-/** The awareness block's sentence on the recall tool, when a call carries it. */
-export function recallToolAwareness(toolName: string): string {
+/** The awareness block's sentence on the retrieval tool, when a call carries it. */
+export function retrievalToolAwareness(toolName: string): string {
   return `Tool results cleared, shortened or folded into <session_state> to save context are not lost: ${toolName} gives them back verbatim, by call id (a placeholder, or toolCalls in <session_state>, names it) or by a query of distinctive words. Prefer it to running a tool again.`;
 }
 
@@ -106,18 +106,18 @@ export function recallToolAwareness(toolName: string): string {
 export function redactedResultPlaceholder({
   call,
   reason,
-  recall,
+  retrieval,
 }: {
   call: string;
   reason: string;
-  recall?: RecallHint | undefined;
+  retrieval?: RetrievalHint | undefined;
 }): string {
-  return `[Result of ${call} redacted at the assistant's request: ${reason}${recall ? ` ${getItBack(recall)}` : ''}]`;
+  return `[Result of ${call} redacted at the assistant's request: ${reason}${retrieval ? ` ${getItBack(retrieval)}` : ''}]`;
 }
 
-/** The line after a tool result shortened by relevance, when the recall tool can give back the whole of it. */
-export function shortenedResultNote(recall: RecallHint): string {
-  return `\n[Shortened to save context; ${getItBack(recall)}]`;
+/** The line after a tool result shortened by relevance, when the retrieval tool can give back the whole of it. */
+export function shortenedResultNote(retrieval: RetrievalHint): string {
+  return `\n[Shortened to save context; ${getItBack(retrieval)}]`;
 }
 
 /** The placeholder of a tool result cleared because it went stale (superseded, or old and unrelated). */
@@ -125,12 +125,12 @@ export function staleResultPlaceholder({
   call,
   tokens,
   reason,
-  recall,
+  retrieval,
 }: {
   call: string;
   tokens: number;
   reason: string;
-  recall?: RecallHint | undefined;
+  retrieval?: RetrievalHint | undefined;
 }): string {
-  return `[Result of ${call} cleared to save context: ${reason} (${tokens} tokens). ${getItBack(recall)}]`;
+  return `[Result of ${call} cleared to save context: ${reason} (${tokens} tokens). ${getItBack(retrieval)}]`;
 }

@@ -16,7 +16,7 @@ function cutAt(text: string, length: number): string {
 
 /**
  * The entries of the tool calls in folded messages, one per call: `<call id> <tool>(<arguments, cut>)`, so a model
- * with the recall tool can ask for a folded result by its id. The calls of `skip` (this package's own tools) are left
+ * with the retrieval tool can ask for a folded result by its id. The calls of `skip` (this package's own tools) are left
  * out: their results say nothing worth recalling.
  */
 export function foldedCallEntries(span: readonly Message[], skip: ReadonlySet<string>): string[] {
@@ -32,16 +32,16 @@ export function foldedCallEntries(span: readonly Message[], skip: ReadonlySet<st
 }
 
 /**
- * The folded-call list after `span` leaves the prompt: the earlier list and, when the call carries the recall tool,
+ * The folded-call list after `span` leaves the prompt: the earlier list and, when the call carries the retrieval tool,
  * the span's calls (this package's own tools left out). Undefined when empty.
  */
 export function nextToolCalls(
   previous: readonly string[] | undefined,
   span: readonly Message[],
-  tools: { redactionToolName: string; recallToolName: string | undefined },
+  tools: { redactionToolName: string; retrievalToolName: string | undefined },
 ): string[] | undefined {
-  const { redactionToolName, recallToolName } = tools;
-  const added = recallToolName ? foldedCallEntries(span, new Set([redactionToolName, recallToolName])) : [];
+  const { redactionToolName, retrievalToolName } = tools;
+  const added = retrievalToolName ? foldedCallEntries(span, new Set([redactionToolName, retrievalToolName])) : [];
   const list = [...(previous ?? []), ...added];
   return list.length > 0 ? list : undefined;
 }

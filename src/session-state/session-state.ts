@@ -25,13 +25,13 @@ export const SessionStateSchema = z.object({
     .optional()
     .describe('Which messages were condensed, when, who spoke, and their key terms (kept by the engine).'),
   /**
-   * Kept by the engine, not by summarizers, when the call carries the recall tool: the tool calls folded into the
+   * Kept by the engine, not by summarizers, when the call carries the retrieval tool: the tool calls folded into the
    * state (`<call id> <tool>(<arguments>)`), so their results can be asked for by id; the newest kept within a share.
    */
   toolCalls: z
     .array(z.string())
     .optional()
-    .describe('The folded tool calls by id, whose results the recall tool gives back (kept by the engine).'),
+    .describe('The folded tool calls by id, whose results the retrieval tool gives back (kept by the engine).'),
   /** A two to three sentence bridge: what happened and where things stand. */
   conversationSummary: z.string().describe('Two or three sentences: what happened and where things stand.'),
 });

@@ -62,7 +62,7 @@ export function planDrop({
     ),
     conversationSummary: `${state.conversationSummary} ${note}`.trim(),
   };
-  // the dropped calls are listed like folded ones (with the recall tool in the call): their results are recallable
+  // the dropped calls are listed like folded ones (with the retrieval tool in the call): their results are recallable
   const toolCalls = nextToolCalls(state.toolCalls, facts.messages.slice(from, cut), facts);
   if (toolCalls) noted.toolCalls = toolCalls;
   return {

@@ -95,7 +95,7 @@ export function planMasking({
       worthPlanning: (bound) => pressure || pays(bound),
       placeholderTokens,
       descriptions,
-      recallToolName: facts.recallToolName,
+      retrievalToolName: facts.retrievalToolName,
     });
   let step = plan();
   if (step.keys.length === 0 || (!pressure && !pays(step))) return undefined;

@@ -2,7 +2,7 @@ import type { MessageMeter } from '../counting/message-meter.js';
 import {
   describeToolCall,
   maskedResultPlaceholder,
-  type RecallHint,
+  type RetrievalHint,
   redactedResultPlaceholder,
   staleResultPlaceholder,
 } from '../options/prompts.js';
@@ -62,20 +62,20 @@ export function maskableKeys(
 }
 
 /** Tokens of the fixed text of a mask placeholder: a result this small can never be masked. */
-function placeholderFloor(meter: MessageMeter, keepRecent: number, recallToolName: string | undefined): number {
+function placeholderFloor(meter: MessageMeter, keepRecent: number, retrievalToolName: string | undefined): number {
   return meter.countText(
     maskedResultPlaceholder({
       call: '',
       tokens: 0,
       keepRecent,
-      recall: recallToolName === undefined ? undefined : { toolName: recallToolName, callId: '' },
+      retrieval: retrievalToolName === undefined ? undefined : { toolName: retrievalToolName, callId: '' },
     }),
   );
 }
 
-/** The recall hint of a site's placeholder: the recall tool's name and the call's id; none without the tool. */
-function hintFor(site: ResultSite, recallToolName: string | undefined): RecallHint | undefined {
-  return recallToolName === undefined ? undefined : { toolName: recallToolName, callId: site.callId };
+/** The retrieval hint of a site's placeholder: the retrieval tool's name and the call's id; none without the tool. */
+function hintFor(site: ResultSite, retrievalToolName: string | undefined): RetrievalHint | undefined {
+  return retrievalToolName === undefined ? undefined : { toolName: retrievalToolName, callId: site.callId };
 }
 
 /**
@@ -93,14 +93,14 @@ export function planMaskingStep({
   worthPlanning = () => true,
   placeholderTokens,
   descriptions,
-  recallToolName,
+  retrievalToolName,
 }: {
   /** Memo of call descriptions, kept by the engine across calls. */
   descriptions?: CallDescriptions;
   /** Memo of placeholder token counts by result, reason and size, shared across calls. */
   placeholderTokens?: Memo<number>;
-  /** The recall tool's name when the call carries it: placeholders then name it and the call id. */
-  recallToolName?: string | undefined;
+  /** The retrieval tool's name when the call carries it: placeholders then name it and the call id. */
+  retrievalToolName?: string | undefined;
   sites: readonly ResultSite[];
   covered: number;
   hidden: ReadonlySet<string>;
@@ -112,7 +112,7 @@ export function planMaskingStep({
   /** Called with an upper bound of the step (every candidate freed whole); false skips building placeholders. */
   worthPlanning?: (bound: MaskingStep) => boolean;
 }): MaskingStep {
-  const floor = placeholderFloor(meter, keepRecent, recallToolName);
+  const floor = placeholderFloor(meter, keepRecent, retrievalToolName);
   const eligible = sites.filter(
     (site) => site.messageIndex >= covered && maskable.has(site.key) && !hidden.has(site.key) && site.tokens > floor,
   );
@@ -129,10 +129,10 @@ export function planMaskingStep({
   let firstMessageIndex = Number.POSITIVE_INFINITY;
   for (const site of eligible) {
     const reason = reasons?.get(site.key);
-    const memoKey = `${site.key}\u0001${site.tokens}\u0001${reason ?? ''}\u0001${recallToolName ?? ''}`;
+    const memoKey = `${site.key}\u0001${site.tokens}\u0001${reason ?? ''}\u0001${retrievalToolName ?? ''}`;
     let tokens = placeholderTokens?.get(memoKey);
     if (tokens === undefined) {
-      tokens = meter.countText(maskPlaceholderFor(site, keepRecent, reason, descriptions, recallToolName));
+      tokens = meter.countText(maskPlaceholderFor(site, keepRecent, reason, descriptions, retrievalToolName));
       placeholderTokens?.set(memoKey, tokens);
     }
     const saved = site.tokens - tokens;
@@ -166,13 +166,13 @@ export function maskPlaceholderFor(
   keepRecent: number,
   reason?: string,
   descriptions?: CallDescriptions,
-  recallToolName?: string,
+  retrievalToolName?: string,
 ): string {
   const call = describeSite(site, descriptions);
-  const recall = hintFor(site, recallToolName);
+  const retrieval = hintFor(site, retrievalToolName);
   return reason === undefined
-    ? maskedResultPlaceholder({ call, tokens: site.tokens, keepRecent, recall })
-    : staleResultPlaceholder({ call, tokens: site.tokens, reason, recall });
+    ? maskedResultPlaceholder({ call, tokens: site.tokens, keepRecent, retrieval })
+    : staleResultPlaceholder({ call, tokens: site.tokens, reason, retrieval });
 }
 
 /** What replaces a tool result: a masked or redacted placeholder. */
@@ -191,12 +191,12 @@ export function resultEdits({
   memo,
   maskReasons,
   descriptions,
-  recallToolName,
+  retrievalToolName,
 }: {
   /** Memo of call descriptions, kept by the engine across calls. */
   descriptions?: CallDescriptions;
-  /** The recall tool's name when the call carries it: placeholders then name it and the call id. */
-  recallToolName?: string | undefined;
+  /** The retrieval tool's name when the call carries it: placeholders then name it and the call id. */
+  retrievalToolName?: string | undefined;
   sites: readonly ResultSite[];
   masked: ReadonlySet<string>;
   redactions: ReadonlyMap<string, string>;
@@ -214,7 +214,7 @@ export function resultEdits({
     const staleReason = reason === undefined ? maskReasons?.get(site.key) : undefined;
     const memoKey =
       memo &&
-      `${site.key}\u0001${site.tokens}\u0001${describeSite(site, descriptions)}\u0001${reason ?? ''}\u0001${staleReason ?? ''}\u0001${recallToolName ?? ''}`;
+      `${site.key}\u0001${site.tokens}\u0001${describeSite(site, descriptions)}\u0001${reason ?? ''}\u0001${staleReason ?? ''}\u0001${retrievalToolName ?? ''}`;
     let edit = memoKey === undefined ? undefined : memo?.get(memoKey);
     if (edit === undefined) {
       const candidate: ResultEdit =
@@ -224,10 +224,13 @@ export function resultEdits({
               text: redactedResultPlaceholder({
                 call: describeSite(site, descriptions),
                 reason,
-                recall: hintFor(site, recallToolName),
+                retrieval: hintFor(site, retrievalToolName),
               }),
             }
-          : { kind: 'masked', text: maskPlaceholderFor(site, keepRecent, staleReason, descriptions, recallToolName) };
+          : {
+              kind: 'masked',
+              text: maskPlaceholderFor(site, keepRecent, staleReason, descriptions, retrievalToolName),
+            };
       // a placeholder is never longer than what it replaces
       edit = meter.countText(candidate.text) < site.tokens ? candidate : false;
       if (memo && memoKey !== undefined) memo.set(memoKey, edit);

@@ -1,10 +1,10 @@
-import { RECALL_IDS_DESCRIPTION } from './recall-tool.js';
 import { REDACTION_IDS_DESCRIPTION } from './redaction.js';
+import { RETRIEVAL_IDS_DESCRIPTION } from './retrieval-tool.js';
 
 /** The names this package's tools are registered under in a call, when the call carries them. */
 export interface OwnToolNames {
   readonly redaction?: string;
-  readonly recall?: string;
+  readonly retrieval?: string;
 }
 
 /** The description of a definition's `toolCallIds` argument, from its JSON Schema. */
@@ -19,19 +19,19 @@ function idsDescription(definition: unknown): unknown {
 }
 
 /**
- * Finds the redaction and recall tools among a call's tool definitions (`{ name, inputSchema }` as the adapters
+ * Finds the redaction and retrieval tools among a call's tool definitions (`{ name, inputSchema }` as the adapters
  * pass them) by what they are: the description of their `toolCallIds` argument, which their schemas carry whatever
  * name and tool description the caller gave them. Empty when the call carries neither.
  */
 export function findOwnTools(definitions: readonly unknown[]): OwnToolNames {
   let redaction: string | undefined;
-  let recall: string | undefined;
+  let retrieval: string | undefined;
   for (const definition of definitions) {
     const name = (definition as { name?: unknown }).name;
     if (typeof name !== 'string') continue;
     const description = idsDescription(definition);
     if (description === REDACTION_IDS_DESCRIPTION) redaction ??= name;
-    else if (description === RECALL_IDS_DESCRIPTION) recall ??= name;
+    else if (description === RETRIEVAL_IDS_DESCRIPTION) retrieval ??= name;
   }
-  return { ...(redaction !== undefined ? { redaction } : {}), ...(recall !== undefined ? { recall } : {}) };
+  return { ...(redaction !== undefined ? { redaction } : {}), ...(retrieval !== undefined ? { retrieval } : {}) };
 }

@@ -14,7 +14,7 @@ export interface TruncatedMessages {
 /** Shortened messages by the message they were cut from, with the limit they were cut to; kept by the engine. */
 export type TruncationMemo = WeakMap<
   Message,
-  { readonly maxTokens: number; readonly recallToolName: string | undefined; readonly message: Message }
+  { readonly maxTokens: number; readonly retrievalToolName: string | undefined; readonly message: Message }
 >;
 
 /** Characters of the user's latest message taken as context for shortening a result. */
@@ -43,8 +43,8 @@ function requestOf(messages: readonly Message[], index: number, callId: string):
  * Shortens every tool result above `maxTokens` by relevance to what it was asked for (`shortenByRelevance`: every
  * block present, the relevant ones verbatim), keeping its call, id and pairing. Messages without such a result
  * are returned as the same objects, so adapters hand them back untouched. With a memo, a message is cut once and
- * its cut reused as long as the same message object comes back. With the recall tool (`recallToolName`), a cut
- * result ends with a line naming it and the call id, and the recall tool's own answers (bounded by its pages) are
+ * its cut reused as long as the same message object comes back. With the retrieval tool (`retrievalToolName`), a cut
+ * result ends with a line naming it and the call id, and the retrieval tool's own answers (bounded by its pages) are
  * never cut: the model asked for them whole.
  */
 export function truncateOversizedResults(
@@ -53,7 +53,7 @@ export function truncateOversizedResults(
   maxTokens: number,
   meter: MessageMeter,
   memo?: TruncationMemo,
-  recallToolName?: string,
+  retrievalToolName?: string,
 ): TruncatedMessages {
   const out: Message[] = [];
   const tokens: number[] = [];
@@ -66,7 +66,7 @@ export function truncateOversizedResults(
       return;
     }
     const remembered = memo?.get(message);
-    if (remembered && remembered.maxTokens === maxTokens && remembered.recallToolName === recallToolName) {
+    if (remembered && remembered.maxTokens === maxTokens && remembered.retrievalToolName === retrievalToolName) {
       out.push(remembered.message);
       tokens.push(meter.measure(remembered.message).tokens);
       for (const part of remembered.message.parts) {
@@ -76,13 +76,15 @@ export function truncateOversizedResults(
     }
     let changed = false;
     const parts = message.parts.map((part) => {
-      if (part.type !== 'tool-result' || part.name === recallToolName) return part;
+      if (part.type !== 'tool-result' || part.name === retrievalToolName) return part;
       const outputTokens = meter.countText(part.output);
       if (outputTokens <= maxTokens) return part;
       changed = true;
       truncatedIds.push(part.callId);
       const note =
-        recallToolName === undefined ? '' : shortenedResultNote({ toolName: recallToolName, callId: part.callId });
+        retrievalToolName === undefined
+          ? ''
+          : shortenedResultNote({ toolName: retrievalToolName, callId: part.callId });
       return {
         ...part,
         output:
@@ -100,7 +102,7 @@ export function truncateOversizedResults(
       return;
     }
     const edited: Message = { ...message, parts, edited: true };
-    memo?.set(message, { maxTokens, recallToolName, message: edited });
+    memo?.set(message, { maxTokens, retrievalToolName, message: edited });
     out.push(edited);
     tokens.push(meter.measure(edited).tokens);
   });

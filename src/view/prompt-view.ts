@@ -35,10 +35,10 @@ export function buildView({
   meter,
   cache,
   maskReasons,
-  recallToolName,
+  retrievalToolName,
 }: {
-  /** The recall tool's name when the call carries it: placeholders and cut results name it. */
-  recallToolName?: string | undefined;
+  /** The retrieval tool's name when the call carries it: placeholders and cut results name it. */
+  retrievalToolName?: string | undefined;
   /** Reasons of masks that were stale rather than old. */
   maskReasons?: ReadonlyMap<string, string>;
   messages: readonly Message[];
@@ -66,7 +66,7 @@ export function buildView({
     meter,
     memo: cache?.edits,
     descriptions: cache?.descriptions,
-    recallToolName,
+    retrievalToolName,
   });
   const edited = applyResultEdits(
     messages,
@@ -76,7 +76,7 @@ export function buildView({
       map: cache.messages,
       // a mask's text follows from the message's content; a redaction's from its reason
       key: (message, applied) =>
-        `${meter.measure(message).hash}:${recallToolName ?? ''}:${applied.map((edit) => (edit.kind === 'masked' ? 'm' : `r${hash53(edit.text)}`)).join(',')}`,
+        `${meter.measure(message).hash}:${retrievalToolName ?? ''}:${applied.map((edit) => (edit.kind === 'masked' ? 'm' : `r${hash53(edit.text)}`)).join(',')}`,
     },
   );
   const measures = edited.map((message) => meter.measure(message));
@@ -86,7 +86,7 @@ export function buildView({
     maxToolResultTokens,
     meter,
     cache?.truncations,
-    recallToolName,
+    retrievalToolName,
   );
   return { messages: truncated.messages, tokens: truncated.tokens, truncatedIds: truncated.truncatedIds };
 }

@@ -9,42 +9,42 @@ describe('HistoryMemory', () => {
   it('hands back the remembered objects for a resent history and takes the new messages as they are', () => {
     const memory = new HistoryMemory();
     const first = chat(6);
-    expect(memory.recall('c', first)).toBe(first);
+    expect(memory.reuse('c', first)).toBe(first);
     const resent = roundTrip([...first, ...chat(8).slice(6)]);
-    const recalled = memory.recall('c', resent);
-    for (let index = 0; index < 6; index++) expect(recalled[index]).toBe(first[index]);
-    expect(recalled[6]).toBe(resent[6]);
-    expect(recalled[7]).toBe(resent[7]);
+    const reused = memory.reuse('c', resent);
+    for (let index = 0; index < 6; index++) expect(reused[index]).toBe(first[index]);
+    expect(reused[6]).toBe(resent[6]);
+    expect(reused[7]).toBe(resent[7]);
   });
 
   it('stops at the first difference: an edited message and everything after it are new', () => {
     const memory = new HistoryMemory();
     const first = chat(6);
-    memory.recall('c', first);
+    memory.reuse('c', first);
     const edited = roundTrip(first);
     edited[2] = { role: 'user', parts: [{ type: 'text', text: 'edited' }] };
-    const recalled = memory.recall('c', edited);
-    expect(recalled.slice(0, 2)).toEqual(first.slice(0, 2));
-    expect(recalled[0]).toBe(first[0]);
-    expect(recalled[1]).toBe(first[1]);
-    for (let index = 2; index < 6; index++) expect(recalled[index]).toBe(edited[index]);
+    const reused = memory.reuse('c', edited);
+    expect(reused.slice(0, 2)).toEqual(first.slice(0, 2));
+    expect(reused[0]).toBe(first[0]);
+    expect(reused[1]).toBe(first[1]);
+    for (let index = 2; index < 6; index++) expect(reused[index]).toBe(edited[index]);
   });
 
   it('keeps conversations apart', () => {
     const memory = new HistoryMemory();
     const first = chat(4);
-    memory.recall('a', first);
+    memory.reuse('a', first);
     const other = roundTrip(first);
-    expect(memory.recall('b', other)).toBe(other);
+    expect(memory.reuse('b', other)).toBe(other);
   });
 
   it('forgets the least recently used conversations past its bound', () => {
     const memory = new HistoryMemory({ maxConversations: 2 });
     const first = chat(4);
-    memory.recall('a', first);
-    memory.recall('b', chat(2));
-    memory.recall('c', chat(2));
+    memory.reuse('a', first);
+    memory.reuse('b', chat(2));
+    memory.reuse('c', chat(2));
     const resent = roundTrip(first);
-    expect(memory.recall('a', resent)[0]).toBe(resent[0]);
+    expect(memory.reuse('a', resent)[0]).toBe(resent[0]);
   });
 });

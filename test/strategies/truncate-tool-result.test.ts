@@ -138,7 +138,7 @@ describe('truncateOversizedResults', () => {
   });
 });
 
-describe('truncateOversizedResults with the recall tool', () => {
+describe('truncateOversizedResults with the retrieval tool', () => {
   const meter = new MessageMeter(approximateCounter());
   const history: Message[] = [
     { role: 'user', parts: [{ type: 'text', text: 'Check the log.' }] },
@@ -158,7 +158,7 @@ describe('truncateOversizedResults with the recall tool', () => {
     },
   ];
 
-  it('ends a cut result with a line naming the recall tool and the call id, within the limit', () => {
+  it('ends a cut result with a line naming the retrieval tool and the call id, within the limit', () => {
     const measures = history.map((message) => meter.measure(message));
     const out = truncateOversizedResults(history, measures, 500, meter, undefined, 'get_back');
     const parts = (out.messages[2] as Message).parts;
@@ -167,7 +167,7 @@ describe('truncateOversizedResults with the recall tool', () => {
       true,
     );
     expect(meter.countText(cut.output)).toBeLessThanOrEqual(500 + MARKER_ALLOWANCE);
-    // the recall tool's own answer is never cut: the model asked for it whole
+    // the retrieval tool's own answer is never cut: the model asked for it whole
     expect((parts[1] as { output: string }).output).toBe(logLines(300));
     expect(out.truncatedIds).toEqual(['log-1']);
   });

@@ -2,19 +2,19 @@ import type { BaseMessage } from '@langchain/core/messages';
 import { type DynamicStructuredTool, tool } from '@langchain/core/tools';
 import {
   checkPageChars,
-  DEFAULT_RECALL_TOOL_DESCRIPTION,
-  DEFAULT_RECALL_TOOL_NAME,
-  type RecallInput,
-  RecallInputSchema,
-  recallAnswer,
-  renderRecallAnswer,
-  type RecallToolOptions as SharedRecallToolOptions,
-} from '../../src/strategies/recall-tool.js';
+  DEFAULT_RETRIEVAL_TOOL_DESCRIPTION,
+  DEFAULT_RETRIEVAL_TOOL_NAME,
+  type RetrievalInput,
+  RetrievalInputSchema,
+  renderRetrievalAnswer,
+  retrievalAnswer,
+  type RetrievalToolOptions as SharedRecallToolOptions,
+} from '../../src/strategies/retrieval-tool.js';
 import { toTranscript } from './to-transcript.js';
 
-/** Options of the LangChain recall tool: the shared options and the tool's name. */
-export interface RecallToolOptions extends SharedRecallToolOptions {
-  /** The tool's name; compression recognizes the tool under any name. @default DEFAULT_RECALL_TOOL_NAME */
+/** Options of the LangChain retrieval tool: the shared options and the tool's name. */
+export interface RetrievalToolOptions extends SharedRecallToolOptions {
+  /** The tool's name; compression recognizes the tool under any name. @default DEFAULT_RETRIEVAL_TOOL_NAME */
   name?: string;
   /**
    * Where the tool finds the conversation when it is not run by `createAgent` (whose `runtime.state.messages` it reads
@@ -29,26 +29,31 @@ export interface RecallToolOptions extends SharedRecallToolOptions {
  * the conversation from `runtime.state.messages` (no server state); elsewhere give it `messages`. It answers in plain
  * text, a long answer in pages. Compression recognizes it among the call's tools under any name.
  */
-export function recallTool({
-  name = DEFAULT_RECALL_TOOL_NAME,
-  description = DEFAULT_RECALL_TOOL_DESCRIPTION,
+export function retrievalTool({
+  name = DEFAULT_RETRIEVAL_TOOL_NAME,
+  description = DEFAULT_RETRIEVAL_TOOL_DESCRIPTION,
   pageChars,
   messages: source,
-}: RecallToolOptions = {}): DynamicStructuredTool<typeof RecallInputSchema, RecallInput, RecallInput, string> {
+}: RetrievalToolOptions = {}): DynamicStructuredTool<
+  typeof RetrievalInputSchema,
+  RetrievalInput,
+  RetrievalInput,
+  string
+> {
   checkPageChars(pageChars);
   return tool(
-    async (input: RecallInput, runtime?: unknown) => {
+    async (input: RetrievalInput, runtime?: unknown) => {
       const messages =
         (runtime as { state?: { messages?: BaseMessage[] } } | undefined)?.state?.messages ?? (await source?.());
       if (!messages) {
-        return 'Nothing can be recalled here: the tool cannot see the conversation (give recallTool a `messages` source outside createAgent).';
+        return 'Nothing can be recalled here: the tool cannot see the conversation (give retrievalTool a `messages` source outside createAgent).';
       }
-      const output = recallAnswer(toTranscript([...messages]).messages, input, {
+      const output = retrievalAnswer(toTranscript([...messages]).messages, input, {
         toolName: name,
         ...(pageChars === undefined ? {} : { pageChars }),
       });
-      return renderRecallAnswer(output);
+      return renderRetrievalAnswer(output);
     },
-    { name, description, schema: RecallInputSchema },
+    { name, description, schema: RetrievalInputSchema },
   );
 }

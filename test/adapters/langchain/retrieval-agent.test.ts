@@ -4,7 +4,7 @@ import { tool } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { contextCompressionMiddleware, recallTool } from '../../../adapters/langchain/index.js';
+import { contextCompressionMiddleware, retrievalTool } from '../../../adapters/langchain/index.js';
 
 const fileContent = (path: string) =>
   `// ${path}\n${Array.from({ length: 50 }, (_, line) => `const value${line} = ${line * 7}; // ${path}`).join('\n')}`;
@@ -39,13 +39,13 @@ function readsThenRecall(reads: number, recallText: string) {
     .respond(new AIMessage('Done.'));
 }
 
-describe('the recall tool in a createAgent loop', () => {
+describe('the retrieval tool in a createAgent loop', () => {
   it('gives back a masked result verbatim at the end of the prompt; everything before stays as it was', async () => {
     const reads = 8;
     const model = readsThenRecall(reads, 'I need file 0 again, exactly.');
     const agent = createAgent({
       model,
-      tools: [readFile, recallTool({ name: 'fetch_hidden' })],
+      tools: [readFile, retrievalTool({ name: 'fetch_hidden' })],
       systemPrompt: 'You are a coding agent.',
       middleware: [
         contextCompressionMiddleware({
@@ -76,7 +76,7 @@ describe('the recall tool in a createAgent loop', () => {
     const model = readsThenRecall(reads, 'The state lists call-0.');
     const agent = createAgent({
       model,
-      tools: [readFile, recallTool({ name: 'fetch_hidden' })],
+      tools: [readFile, retrievalTool({ name: 'fetch_hidden' })],
       middleware: [contextCompressionMiddleware({ contextWindow: 6_000, reserveOutputTokens: 500, masking: false })],
     });
     await agent.invoke({ messages: [new HumanMessage('Find where value7 is defined.')] });
@@ -96,8 +96,8 @@ describe('the recall tool in a createAgent loop', () => {
       new AIMessage({ content: '', tool_calls: [{ name: 'read_file', args: { path: 'a.ts' }, id: 'c1' }] }),
       new ToolMessage({ content: fileContent('a.ts'), tool_call_id: 'c1' }),
     ];
-    const recall = recallTool({ messages: () => history });
+    const recall = retrievalTool({ messages: () => history });
     expect(await recall.invoke({ toolCallIds: ['c1'] })).toContain(fileContent('a.ts'));
-    expect(await recallTool().invoke({ toolCallIds: ['c1'] })).toMatch(/cannot see the conversation/);
+    expect(await retrievalTool().invoke({ toolCallIds: ['c1'] })).toMatch(/cannot see the conversation/);
   });
 });

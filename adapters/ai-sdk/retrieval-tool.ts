@@ -1,17 +1,17 @@
 import { type Tool, tool } from 'ai';
 import {
   checkPageChars,
-  DEFAULT_RECALL_TOOL_DESCRIPTION,
-  type RecallInput,
-  RecallInputSchema,
-  type RecallToolOptions,
-  type RecallToolOutput,
-  recallAnswer,
-  renderRecallAnswer,
-} from '../../src/strategies/recall-tool.js';
+  DEFAULT_RETRIEVAL_TOOL_DESCRIPTION,
+  type RetrievalInput,
+  RetrievalInputSchema,
+  type RetrievalToolOptions,
+  type RetrievalToolOutput,
+  renderRetrievalAnswer,
+  retrievalAnswer,
+} from '../../src/strategies/retrieval-tool.js';
 import { modelMessagesToTranscript } from './model-messages.js';
 
-export type { RecallToolOptions, RecallToolOutput };
+export type { RetrievalToolOptions, RetrievalToolOutput };
 
 /**
  * An AI SDK tool the model calls to get back, verbatim, tool results that compression hid (cleared, redacted,
@@ -20,16 +20,16 @@ export type { RecallToolOptions, RecallToolOutput };
  * results as plain text; a long answer comes in pages. Register it under any name: compression recognizes it among
  * the call's tools and names it in every placeholder.
  */
-export function recallTool({
-  description = DEFAULT_RECALL_TOOL_DESCRIPTION,
+export function retrievalTool({
+  description = DEFAULT_RETRIEVAL_TOOL_DESCRIPTION,
   pageChars,
-}: RecallToolOptions = {}): Tool<RecallInput, RecallToolOutput> {
+}: RetrievalToolOptions = {}): Tool<RetrievalInput, RetrievalToolOutput> {
   checkPageChars(pageChars);
   return tool({
     description,
-    inputSchema: RecallInputSchema,
+    inputSchema: RetrievalInputSchema,
     execute: async (input, { messages }) =>
-      recallAnswer(modelMessagesToTranscript(messages), input, pageChars === undefined ? {} : { pageChars }),
-    toModelOutput: ({ output }) => ({ type: 'text', value: renderRecallAnswer(output) }),
+      retrievalAnswer(modelMessagesToTranscript(messages), input, pageChars === undefined ? {} : { pageChars }),
+    toModelOutput: ({ output }) => ({ type: 'text', value: renderRetrievalAnswer(output) }),
   });
 }

@@ -1,16 +1,16 @@
 /**
- * A tool loop with the recall tool: the model reads a dozen log files at a small window, so the older results are
- * masked; then it needs the first one again, exactly. Instead of running the tool again it calls the recall tool,
+ * A tool loop with the retrieval tool: the model reads a dozen log files at a small window, so the older results are
+ * masked; then it needs the first one again, exactly. Instead of running the tool again it calls the retrieval tool,
  * which the placeholder names, and gets the original text back at the end of the prompt. Runs offline with a
  * scripted mock model.
  *
- *   npx tsx examples/agent-loop-recall.ts
+ *   npx tsx examples/agent-loop-retrieval.ts
  */
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { generateText, isStepCount, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
-import { recallTool, withContextCompression } from '../adapters/ai-sdk/index.js';
+import { retrievalTool, withContextCompression } from '../adapters/ai-sdk/index.js';
 import { scriptedStep as step } from './lib/scripted-step.js';
 
 const log = (day: number) =>
@@ -52,7 +52,7 @@ const result = await generateText({
       inputSchema: z.object({ day: z.number() }),
       execute: async ({ day }) => log(day),
     }),
-    recall: recallTool(),
+    recall: retrievalTool(),
   },
   stopWhen: isStepCount(READS + 3),
 });
@@ -72,7 +72,7 @@ const before = prompts.at(-2) ?? [];
 const after = prompts.at(-1) ?? [];
 console.log(`\nread-1 as the model saw it before recalling:\n  ${resultOf(before, 'read-1')}`);
 const recalled = resultOf(after, 'recall-1');
-console.log(`\nthe recall tool's answer (first lines):\n  ${recalled.split('\n').slice(0, 4).join('\n  ')}`);
+console.log(`\nthe retrieval tool's answer (first lines):\n  ${recalled.split('\n').slice(0, 4).join('\n  ')}`);
 console.log(`\nverbatim: ${recalled.includes(log(1))}`);
 console.log(
   `prefix unchanged: ${JSON.stringify(after.slice(0, before.length)) === JSON.stringify(before)} (${before.length} messages)`,

@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
 
-describe('examples/agent-loop-recall.ts', () => {
-  it('masks the older logs, then gives the first one back verbatim through the recall tool', async () => {
+describe('examples/agent-loop-retrieval.ts', () => {
+  it('masks the older logs, then gives the first one back verbatim through the retrieval tool', async () => {
     const { stdout } = await promisify(execFile)(
       resolve(root, 'node_modules/.bin/tsx'),
-      ['examples/agent-loop-recall.ts'],
+      ['examples/agent-loop-retrieval.ts'],
       { cwd: root, timeout: 60_000 },
     );
     expect(stdout).toMatch(/^\[compression\] masked \d+ results/m);

@@ -3,17 +3,17 @@ import { z } from 'zod';
 import { describeValue, InvalidOptionError } from '../errors.js';
 import type { Message } from '../transcript/transcript.js';
 
-/** Name the recall tool is registered under when the caller does not pick one. */
-export const DEFAULT_RECALL_TOOL_NAME = 'recall_tool_results';
+/** Name the retrieval tool is registered under when the caller does not pick one. */
+export const DEFAULT_RETRIEVAL_TOOL_NAME = 'retrieve_tool_results';
 
 /** Most tool calls one recall may name. */
-export const MAX_RECALL_IDS = 20;
+export const MAX_RETRIEVAL_IDS = 20;
 
 /** Longest query accepted, in characters. */
-export const MAX_RECALL_QUERY_CHARS = 200;
+export const MAX_RETRIEVAL_QUERY_CHARS = 200;
 
 /** Characters of one page of an answer, by default (about 2,000 tokens of English or code). */
-export const DEFAULT_RECALL_PAGE_CHARS = 8_000;
+export const DEFAULT_RETRIEVAL_PAGE_CHARS = 8_000;
 
 /** Results a query answers with at most. */
 const QUERY_RESULTS = 3;
@@ -21,10 +21,10 @@ const QUERY_RESULTS = 3;
 /** Smallest page accepted, in characters. */
 export const MIN_RECALL_PAGE_CHARS = 200;
 
-/** How an answer of the recall tool starts its results: such results are never found by a query. */
+/** How an answer of the retrieval tool starts its results: such results are never found by a query. */
 const RESULT_TAG = '<tool_result id=';
 
-/** Checks the `pageChars` option of a recall tool: a whole number of at least `MIN_RECALL_PAGE_CHARS`. */
+/** Checks the `pageChars` option of a retrieval tool: a whole number of at least `MIN_RECALL_PAGE_CHARS`. */
 export function checkPageChars(pageChars: number | undefined): void {
   if (pageChars === undefined) return;
   if (!Number.isInteger(pageChars) || pageChars < MIN_RECALL_PAGE_CHARS) {
@@ -36,19 +36,19 @@ export function checkPageChars(pageChars: number | undefined): void {
 }
 
 /**
- * The description of the `toolCallIds` argument. Compression recognizes the recall tool among a call's tools by it,
+ * The description of the `toolCallIds` argument. Compression recognizes the retrieval tool among a call's tools by it,
  * under whatever name the tool is registered.
  */
-export const RECALL_IDS_DESCRIPTION = `Ids of earlier tool calls whose results were cleared, shortened or summarized and that you need again, exactly as they were (1 to ${MAX_RECALL_IDS}; empty when you give a query).`;
+export const RETRIEVAL_IDS_DESCRIPTION = `Ids of earlier tool calls whose results were cleared, shortened or summarized and that you need again, exactly as they were (1 to ${MAX_RETRIEVAL_IDS}; empty when you give a query).`;
 
-/** What the model sends to the recall tool. */
-export const RecallInputSchema = z.object({
-  toolCallIds: z.array(z.string()).describe(RECALL_IDS_DESCRIPTION),
+/** What the model sends to the retrieval tool. */
+export const RetrievalInputSchema = z.object({
+  toolCallIds: z.array(z.string()).describe(RETRIEVAL_IDS_DESCRIPTION),
   query: z
     .string()
     .optional()
     .describe(
-      `Instead of ids: a few distinctive words (a file name, an error, an identifier) to find earlier tool results by; the ${QUERY_RESULTS} best matches come back (at most ${MAX_RECALL_QUERY_CHARS} characters).`,
+      `Instead of ids: a few distinctive words (a file name, an error, an identifier) to find earlier tool results by; the ${QUERY_RESULTS} best matches come back (at most ${MAX_RETRIEVAL_QUERY_CHARS} characters).`,
     ),
   page: z
     .number()
@@ -59,10 +59,10 @@ export const RecallInputSchema = z.object({
 });
 
 /** A recall request as the model sent it. */
-export type RecallInput = z.infer<typeof RecallInputSchema>;
+export type RetrievalInput = z.infer<typeof RetrievalInputSchema>;
 
 /** One tool result given back, or the part of it on this page. */
-export interface RecalledResult {
+export interface RetrievedResult {
   toolCallId: string;
   toolName: string;
   /** The original output, verbatim (the part of it on this page). */
@@ -71,9 +71,9 @@ export interface RecalledResult {
   part?: string;
 }
 
-/** What the recall tool answers the model. */
-export interface RecallToolOutput {
-  results: RecalledResult[];
+/** What the retrieval tool answers the model. */
+export interface RetrievalToolOutput {
+  results: RetrievedResult[];
   /** Ids that name no earlier tool result, and why. */
   missing: Array<{ toolCallId: string; reason: string }>;
   page: number;
@@ -81,16 +81,16 @@ export interface RecallToolOutput {
   message: string;
 }
 
-/** Options every adapter's recall tool takes. */
-export interface RecallToolOptions {
-  /** What the tool tells the model. @default DEFAULT_RECALL_TOOL_DESCRIPTION */
+/** Options every adapter's retrieval tool takes. */
+export interface RetrievalToolOptions {
+  /** What the tool tells the model. @default DEFAULT_RETRIEVAL_TOOL_DESCRIPTION */
   description?: string;
-  /** Characters of one page of an answer; a longer answer comes in pages. @default DEFAULT_RECALL_PAGE_CHARS */
+  /** Characters of one page of an answer; a longer answer comes in pages. @default DEFAULT_RETRIEVAL_PAGE_CHARS */
   pageChars?: number;
 }
 
-/** What the recall tool tells the model: when to use it, and that it never runs anything again. */
-export const DEFAULT_RECALL_TOOL_DESCRIPTION = `Gives back, verbatim, the results of earlier tool calls that were cleared, shortened or summarized to save context: a placeholder or the session state names their call ids. Use it instead of running a tool again when you need exactly what it returned then (re-running can be slow, have side effects, or return something else). Pass the call ids, or a query of a few distinctive words when you do not know them. A long answer comes in pages; ask for the next with \`page\`.`;
+/** What the retrieval tool tells the model: when to use it, and that it never runs anything again. */
+export const DEFAULT_RETRIEVAL_TOOL_DESCRIPTION = `Gives back, verbatim, the results of earlier tool calls that were cleared, shortened or summarized to save context: a placeholder or the session state names their call ids. Use it instead of running a tool again when you need exactly what it returned then (re-running can be slow, have side effects, or return something else). Pass the call ids, or a query of a few distinctive words when you do not know them. A long answer comes in pages; ask for the next with \`page\`.`;
 
 /** Cuts `text` into pieces of at most `size` characters, at line ends where it can. */
 function pieces(text: string, size: number): string[] {
@@ -122,7 +122,7 @@ function resultsById(messages: readonly Message[]): Map<string, { name: string; 
   return results;
 }
 
-/** The ids of the results that match a query best (BM25 over every result of the history but the recall tool's). */
+/** The ids of the results that match a query best (BM25 over every result of the history but the retrieval tool's). */
 function searchResults(
   results: ReadonlyMap<string, { name: string; output: string }>,
   query: string,
@@ -131,7 +131,7 @@ function searchResults(
   const search = new MiniSearch<{ id: string; text: string }>({ fields: ['text'], storeFields: [] });
   search.addAll(
     [...results]
-      // earlier answers of the recall tool quote the originals: the originals are what comes back
+      // earlier answers of the retrieval tool quote the originals: the originals are what comes back
       .filter(([, result]) => result.name !== toolName && !result.output.includes(RESULT_TAG))
       .map(([id, result]) => ({ id, text: result.output })),
   );
@@ -142,20 +142,20 @@ function searchResults(
 }
 
 /**
- * The recall tool's answer: the results of the named calls, found in `messages` (the history the caller sends, so no
+ * The retrieval tool's answer: the results of the named calls, found in `messages` (the history the caller sends, so no
  * server state), verbatim, in the order asked, in pages of at most `pageChars` characters of output. Deterministic:
  * the same request on the same history gives the same answer.
  */
-export function recallAnswer(
+export function retrievalAnswer(
   messages: readonly Message[],
   input: unknown,
   {
-    pageChars = DEFAULT_RECALL_PAGE_CHARS,
-    toolName = DEFAULT_RECALL_TOOL_NAME,
+    pageChars = DEFAULT_RETRIEVAL_PAGE_CHARS,
+    toolName = DEFAULT_RETRIEVAL_TOOL_NAME,
   }: { pageChars?: number; toolName?: string } = {},
-): RecallToolOutput {
-  const none = (message: string): RecallToolOutput => ({ results: [], missing: [], page: 1, pages: 1, message });
-  const parsed = RecallInputSchema.safeParse(input);
+): RetrievalToolOutput {
+  const none = (message: string): RetrievalToolOutput => ({ results: [], missing: [], page: 1, pages: 1, message });
+  const parsed = RetrievalInputSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return none(`The request is invalid: ${issue?.path.join('.') || 'input'}: ${issue?.message ?? 'invalid'}.`);
@@ -166,17 +166,17 @@ export function recallAnswer(
   if (ids.length === 0 && query.trim() === '') {
     return none('Name 1 or more tool call ids, or give a query; nothing was recalled.');
   }
-  if (ids.length > MAX_RECALL_IDS) {
-    return none(`Name at most ${MAX_RECALL_IDS} tool call ids at once (got ${ids.length}); nothing was recalled.`);
+  if (ids.length > MAX_RETRIEVAL_IDS) {
+    return none(`Name at most ${MAX_RETRIEVAL_IDS} tool call ids at once (got ${ids.length}); nothing was recalled.`);
   }
-  if (query.length > MAX_RECALL_QUERY_CHARS) {
-    return none(`The query must be at most ${MAX_RECALL_QUERY_CHARS} characters (got ${query.length}).`);
+  if (query.length > MAX_RETRIEVAL_QUERY_CHARS) {
+    return none(`The query must be at most ${MAX_RETRIEVAL_QUERY_CHARS} characters (got ${query.length}).`);
   }
   if (ids.length === 0) {
     ids = searchResults(results, query, toolName);
     if (ids.length === 0) return none(`No earlier tool result matches "${query}".`);
   }
-  const missing: RecallToolOutput['missing'] = [];
+  const missing: RetrievalToolOutput['missing'] = [];
   const found: Array<{ id: string; name: string; output: string }> = [];
   for (const id of ids) {
     const result = results.get(id);
@@ -185,7 +185,7 @@ export function recallAnswer(
   }
   // pages: the results in order, each cut into pieces that fit a page; a page holds whole pieces
   const size = Math.max(MIN_RECALL_PAGE_CHARS, Math.floor(pageChars));
-  const paged: RecalledResult[][] = [[]];
+  const paged: RetrievedResult[][] = [[]];
   let used = 0;
   for (const result of found) {
     const cut = pieces(result.output, size);
@@ -221,7 +221,7 @@ export function recallAnswer(
  * The answer as the model reads it: the message, then each result verbatim between tags that name its call (plain
  * text, so code and logs come back as they were, without JSON escaping).
  */
-export function renderRecallAnswer(output: RecallToolOutput): string {
+export function renderRetrievalAnswer(output: RetrievalToolOutput): string {
   const blocks = output.results.map((result) => {
     const part = result.part ? ` part="${result.part}"` : '';
     return `${RESULT_TAG}${JSON.stringify(result.toolCallId)} tool=${JSON.stringify(result.toolName)}${part}>\n${result.output}\n</tool_result>`;

@@ -2,14 +2,14 @@ import { tool as aiTool, generateText, type ToolSet } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { recallTool as aiRecallTool, redactionTool as aiRedactionTool } from '../../adapters/ai-sdk/index.js';
+import { retrievalTool as aiRecallTool, redactionTool as aiRedactionTool } from '../../adapters/ai-sdk/index.js';
 import {
-  recallTool as langChainRecallTool,
+  retrievalTool as langChainRecallTool,
   redactionTool as langChainRedactionTool,
 } from '../../adapters/langchain/index.js';
 import { toolDefinitions } from '../../adapters/langchain/to-transcript.js';
 import { findOwnTools } from '../../src/strategies/own-tools.js';
-import { recallAnswer, renderRecallAnswer } from '../../src/strategies/recall-tool.js';
+import { renderRetrievalAnswer, retrievalAnswer } from '../../src/strategies/retrieval-tool.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { textResult } from '../helpers/mock-model.js';
 
@@ -32,22 +32,22 @@ const history: Message[] = [
   result('c2', 'bash', LOG),
 ];
 
-describe('recallAnswer', () => {
+describe('retrievalAnswer', () => {
   it('gives back the named results verbatim, in the order asked, and says which ids name nothing', () => {
-    const answer = recallAnswer(history, { toolCallIds: ['c1', 'zzz'] });
+    const answer = retrievalAnswer(history, { toolCallIds: ['c1', 'zzz'] });
     expect(answer.results).toEqual([{ toolCallId: 'c1', toolName: 'read_file', output: CONFIG }]);
     expect(answer.missing).toEqual([{ toolCallId: 'zzz', reason: 'no earlier tool result has this id' }]);
     expect(answer.message).toMatch(/Recalled 1 tool result \(c1\) verbatim\. Not found: zzz\./);
-    const text = renderRecallAnswer(answer);
+    const text = renderRetrievalAnswer(answer);
     expect(text).toContain(`<tool_result id="c1" tool="read_file">\n${CONFIG}\n</tool_result>`);
   });
 
   it('pages a long answer at line ends; the pages put together are the original', () => {
     const pages: string[] = [];
-    let answer = recallAnswer(history, { toolCallIds: ['c2'] }, { pageChars: 3_000 });
+    let answer = retrievalAnswer(history, { toolCallIds: ['c2'] }, { pageChars: 3_000 });
     expect(answer.pages).toBeGreaterThan(3);
     for (let page = 1; page <= answer.pages; page++) {
-      answer = recallAnswer(history, { toolCallIds: ['c2'], page }, { pageChars: 3_000 });
+      answer = retrievalAnswer(history, { toolCallIds: ['c2'], page }, { pageChars: 3_000 });
       expect(answer.page).toBe(page);
       for (const piece of answer.results) {
         expect(piece.output.length).toBeLessThanOrEqual(3_000);
@@ -61,35 +61,39 @@ describe('recallAnswer', () => {
   });
 
   it('finds results by a query when the model does not know their ids', () => {
-    const answer = recallAnswer(history, { toolCallIds: [], query: 'db.internal port' });
+    const answer = retrievalAnswer(history, { toolCallIds: [], query: 'db.internal port' });
     expect(answer.results[0]?.toolCallId).toBe('c1');
-    expect(recallAnswer(history, { toolCallIds: [], query: 'kubernetes' }).message).toMatch(/No earlier tool result/);
+    expect(retrievalAnswer(history, { toolCallIds: [], query: 'kubernetes' }).message).toMatch(
+      /No earlier tool result/,
+    );
   });
 
   it('explains what is wrong with a bad request instead of throwing', () => {
-    expect(recallAnswer(history, { toolCallIds: [] }).message).toMatch(/Name 1 or more tool call ids, or give a query/);
-    expect(recallAnswer(history, { toolCallIds: 'c1' }).message).toMatch(/The request is invalid: toolCallIds/);
-    expect(recallAnswer(history, { toolCallIds: Array.from({ length: 30 }, (_, i) => `c${i}`) }).message).toMatch(
+    expect(retrievalAnswer(history, { toolCallIds: [] }).message).toMatch(
+      /Name 1 or more tool call ids, or give a query/,
+    );
+    expect(retrievalAnswer(history, { toolCallIds: 'c1' }).message).toMatch(/The request is invalid: toolCallIds/);
+    expect(retrievalAnswer(history, { toolCallIds: Array.from({ length: 30 }, (_, i) => `c${i}`) }).message).toMatch(
       /at most 20 tool call ids at once \(got 30\)/,
     );
-    expect(recallAnswer(history, { toolCallIds: ['c1'], page: 9 }).message).toMatch(/There is no page 9/);
+    expect(retrievalAnswer(history, { toolCallIds: ['c1'], page: 9 }).message).toMatch(/There is no page 9/);
   });
 });
 
-describe('recall tool options and queries', () => {
+describe('retrieval tool options and queries', () => {
   it('rejects a page smaller than 200 characters when the tool is made', () => {
     expect(() => aiRecallTool({ pageChars: 1 })).toThrow(/Invalid option `pageChars`: must be a whole number/);
     expect(() => langChainRecallTool({ pageChars: 10.5 })).toThrow(/at least 200 \(got 10.5\)/);
   });
 
-  it('finds the original result by a query, not an earlier recall answer that quotes it', () => {
-    const earlier = renderRecallAnswer(recallAnswer(history, { toolCallIds: ['c1'] }));
+  it('finds the original result by a query, not an earlier retrieval answer that quotes it', () => {
+    const earlier = renderRetrievalAnswer(retrievalAnswer(history, { toolCallIds: ['c1'] }));
     const withAnswer: Message[] = [
       ...history,
       call('r1', 'get_back', { toolCallIds: ['c1'] }),
       result('r1', 'get_back', earlier),
     ];
-    const answer = recallAnswer(withAnswer, { toolCallIds: [], query: 'db.internal port' });
+    const answer = retrievalAnswer(withAnswer, { toolCallIds: [], query: 'db.internal port' });
     expect(answer.results.map((entry) => entry.toolCallId)).toEqual(['c1']);
   });
 });
@@ -103,7 +107,7 @@ describe('findOwnTools', () => {
       read_file: aiTool({ description: 'Reads', inputSchema: z.object({ toolCallIds: z.array(z.string()) }) }),
     };
     await generateText({ model: mock, prompt: 'Go.', tools });
-    expect(findOwnTools(mock.doGenerateCalls[0]?.tools ?? [])).toEqual({ recall: 'get_back', redaction: 'forget' });
+    expect(findOwnTools(mock.doGenerateCalls[0]?.tools ?? [])).toEqual({ retrieval: 'get_back', redaction: 'forget' });
   });
 
   it('recognizes the LangChain tools under any name, by their schemas', () => {
@@ -111,7 +115,7 @@ describe('findOwnTools', () => {
       langChainRecallTool({ name: 'fetch_hidden' }),
       langChainRedactionTool({ name: 'drop_results' }),
     ]);
-    expect(findOwnTools(definitions)).toEqual({ recall: 'fetch_hidden', redaction: 'drop_results' });
+    expect(findOwnTools(definitions)).toEqual({ retrieval: 'fetch_hidden', redaction: 'drop_results' });
     expect(findOwnTools([])).toEqual({});
   });
 });

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   type CompressEvent,
-  recallTool,
   redactionTool,
+  retrievalTool,
   withContextCompression,
 } from '../../../adapters/ai-sdk/index.js';
 import { textResult } from '../../helpers/mock-model.js';
@@ -32,7 +32,7 @@ const readFile = tool({
   execute: async ({ path }) => fileContent(path),
 });
 
-describe('the recall tool in a multi-step AI SDK tool loop', () => {
+describe('the retrieval tool in a multi-step AI SDK tool loop', () => {
   it('gives back a masked result verbatim at the end of the prompt; everything before stays as it was', async () => {
     const steps = [
       ...Array.from({ length: READS }, (_, step) =>
@@ -57,7 +57,7 @@ describe('the recall tool in a multi-step AI SDK tool loop', () => {
       model,
       prompt: 'Find where value7 is defined.',
       // registered under a name of the caller's choice: compression recognizes it by its schema
-      tools: { read_file: readFile, get_back: recallTool() },
+      tools: { read_file: readFile, get_back: retrievalTool() },
       stopWhen: isStepCount(READS + 3),
     });
     expect(result.text).toBe('Done.');
@@ -66,7 +66,7 @@ describe('the recall tool in a multi-step AI SDK tool loop', () => {
     const beforeRecall = prompts[READS] as LanguageModelV4Prompt;
     const afterRecall = prompts[READS + 1] as LanguageModelV4Prompt;
 
-    // the placeholder the model saw named the recall tool (by its registered name) and the call id
+    // the placeholder the model saw named the retrieval tool (by its registered name) and the call id
     const placeholder = resultText(beforeRecall, 'read-0') ?? '';
     expect(events.some((event) => event.observationsMasked.count > 0)).toBe(true);
     expect(placeholder).toMatch(/^\[Result of read_file\(.*\) cleared to save context/);
@@ -106,7 +106,7 @@ describe('the recall tool in a multi-step AI SDK tool loop', () => {
   });
 });
 
-describe('a step that leaves the recall tool out', () => {
+describe('a step that leaves the retrieval tool out', () => {
   it('keeps the system prompt and the placeholders as the steps with the tool had them', async () => {
     const steps = [
       ...Array.from({ length: READS }, (_, step) =>
@@ -124,7 +124,7 @@ describe('a step that leaves the recall tool out', () => {
         masking: { keepRecent: 2, clearAtLeast: 500 },
       }),
       prompt: 'Find where value7 is defined.',
-      tools: { read_file: readFile, get_back: recallTool() },
+      tools: { read_file: readFile, get_back: retrievalTool() },
       // the last step offers only read_file (as `prepareStep` or `activeTools` may)
       prepareStep: ({ stepNumber }) => (stepNumber === READS ? { activeTools: ['read_file'] } : {}),
       stopWhen: isStepCount(READS + 2),
@@ -163,7 +163,7 @@ describe('tool calls folded into the state', () => {
         onCompress: (event) => events.push(event),
       }),
       prompt: 'Find where value7 is defined.',
-      tools: withRecall ? { read_file: readFile, get_back: recallTool() } : { read_file: readFile },
+      tools: withRecall ? { read_file: readFile, get_back: retrievalTool() } : { read_file: readFile },
       stopWhen: isStepCount(withRecall ? READS + 2 : READS + 1),
     });
     return { prompts: mock.doGenerateCalls.map((call) => call.prompt), events };
@@ -185,7 +185,7 @@ describe('tool calls folded into the state', () => {
     const state = stateText(beforeRecall);
     expect(state).toContain('toolCalls');
     expect(state).toContain('read-0 read_file({\\\\\\"path\\\\\\":\\\\\\"src/file0.ts\\\\\\"})');
-    // the recall tool's own calls are not listed
+    // the retrieval tool's own calls are not listed
     expect(state).not.toContain('get_back(');
     const recalled = resultText(afterRecall, 'recall-1') ?? '';
     expect(recalled).toContain(
@@ -194,7 +194,7 @@ describe('tool calls folded into the state', () => {
     expect(afterRecall.slice(0, beforeRecall.length)).toEqual(beforeRecall);
   });
 
-  it('are not listed when the call has no recall tool (the list would be of no use)', async () => {
+  it('are not listed when the call has no retrieval tool (the list would be of no use)', async () => {
     const { prompts, events } = await foldingLoop(false);
     expect(events.some((event) => event.messagesFolded > 0)).toBe(true);
     const state = stateText(prompts.at(-1) as LanguageModelV4Prompt);
