@@ -77,7 +77,7 @@ export async function decide(
     stages,
     call,
     { point: start, projection: startProjection },
-    { project: (at) => services.project(facts, at), total: (at, projected) => services.total(at, projected) },
+    { project: (at) => services.project(facts, at), total: (projection, at) => services.total(projection, at) },
   );
   // a drop made by design (folding off, or still over after folding) lasts; one a failed or waiting summary forced
   // does not: those turns are summarized by the next call whose summarizer works

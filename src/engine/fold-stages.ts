@@ -42,6 +42,7 @@ export const semanticFoldsAfterBudget: DecideStage = {
   plan: (context) => (foldsOfBudget(context) > 0 ? semanticFold(context) : undefined),
 };
 
+/** Folds this call made on request or for the budget so far. */
 function foldsOfBudget(context: Context): number {
   return context.applied.filter((stage) => stage === forcedFold || stage === budgetFolds).length;
 }

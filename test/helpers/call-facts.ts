@@ -2,8 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { type CallFacts, readCall } from '../../src/engine/call-facts.js';
 import { type CompressionPoint, startingPoint } from '../../src/engine/compression-point.js';
 import { type Projection, project } from '../../src/engine/projection.js';
-import { budgetLimits } from '../../src/options/budget.js';
-import type { CompressionOptions } from '../../src/options/options.js';
+import type { BudgetLimits } from '../../src/options/budget.js';
 import { StepAnalyses } from '../../src/signals/step-analyses.js';
 import type { CacheEconomics } from '../../src/strategies/cache-economics.js';
 import { DEFAULT_MASKING_OPTIONS, type MaskingOptions } from '../../src/strategies/observation-masking.js';
@@ -14,24 +13,35 @@ import { meter } from './fixtures.js';
 
 /**
  * Builders of a call's facts, points and projections for the planners' unit tests: no engine, no adapter, the
- * approximate counter, a budget of `budget` tokens with the options' shares (70% / 60% / 85% by default).
+ * approximate counter.
  */
+
+/** The limits of a budget at the default shares: compress above 70% down to 60%, the hard limit at 85%. */
+export function limitsOf(budget: number): BudgetLimits {
+  return {
+    budget,
+    ratio: 1,
+    compressAt: 0.7 * budget,
+    compressTo: 0.6 * budget,
+    hardLimit: 0.85 * budget,
+    maxStateTokens: Math.floor(0.25 * budget),
+    maxRecallTokens: Math.floor(0.1 * budget),
+    maxToolResultTokens: budget,
+    percent: (tokens) => `${Math.round((tokens / budget) * 100)}%`,
+  };
+}
 
 /** The facts of a call of `messages` (step signals read, masking with `masking`, no redaction tool). */
 export function callFacts(
   messages: readonly Message[],
-  {
-    budget = 3_500,
-    options = {},
-    masking = {},
-  }: { budget?: number; options?: CompressionOptions; masking?: MaskingOptions } = {},
+  { budget = 3_500, masking = {} }: { budget?: number; masking?: MaskingOptions } = {},
 ): CallFacts {
   const analyses = new StepAnalyses();
   return readCall(
     { system: [], tools: [], messages },
     {
       meter,
-      limits: budgetLimits(budget, 1, options),
+      limits: limitsOf(budget),
       scope: ['', ''],
       system: [],
       masking: { ...DEFAULT_MASKING_OPTIONS, ...masking },

@@ -3,7 +3,7 @@ import type { CallFacts } from '../../src/engine/call-facts.js';
 import type { CompressionPoint } from '../../src/engine/compression-point.js';
 import type { ResultInUse } from '../../src/signals/results-in-use.js';
 import { applyFold, planBudgetFold, planSemanticFold } from '../../src/strategies/folding.js';
-import type { Boundary } from '../../src/triggers/semantic-triggers.js';
+import { type Boundary, DEFAULT_SEMANTIC_TRIGGER_OPTIONS } from '../../src/triggers/semantic-triggers.js';
 import { callFacts, economics, pointAt, projectAt } from '../helpers/call-facts.js';
 import { agentLoop, chat, deepFreeze } from '../helpers/fixtures.js';
 
@@ -80,7 +80,7 @@ describe('planSemanticFold', () => {
       point,
       projection: projectAt(facts, point),
       stateTokens: 0,
-      options: { minTokens },
+      options: { ...DEFAULT_SEMANTIC_TRIGGER_OPTIONS, minTokens },
       economics: economics(pays),
       boundaries: () => boundaries,
       inUse: () => inUse,
@@ -115,7 +115,7 @@ describe('planSemanticFold', () => {
       point,
       projection: projectAt(facts, point),
       stateTokens: 0,
-      options: { minTokens: 1_000_000 },
+      options: { ...DEFAULT_SEMANTIC_TRIGGER_OPTIONS, minTokens: 1_000_000 },
       economics: economics(true),
       boundaries,
     });
