@@ -37,7 +37,8 @@ import { type CallFacts, readCall } from './call-facts.js';
 import { CallReporter } from './call-report.js';
 import type { CompressInput, CompressOutput } from './compress-call.js';
 import { type CompressionPoint, startingPoint } from './compression-point.js';
-import { type DecideStages, decide } from './decide.js';
+import { decide } from './decide.js';
+import type { StageServices } from './decide-call.js';
 import { FoldRunner } from './fold-runner.js';
 import { HistoryMemory } from './history-memory.js';
 import { checkedRecord, pairedInput } from './input-checks.js';
@@ -55,9 +56,10 @@ const MAX_RECALL_LOOKUPS = 16;
 
 /**
  * The framework-free engine. One call flows top-down: count (read the call's facts) -> load the stored compression
- * point -> decide and apply (masking, a semantic fold, a budget fold, a drop over the hard limit; each planned by its
- * strategy, applied here) -> recall (older blocks kept or taken out, a block for a new user message) -> assemble
- * `[system + awareness] [state pair] [kept messages, a recall block before its user message]` -> save once -> report.
+ * point -> the stages, in order (masking, semantic folds, budget folds, drops over the hard limit, recall: older
+ * blocks kept or taken out, a block for a new user message; each planned by its strategy, applied by one loop)
+ * -> assemble `[system + awareness] [state pair] [kept messages, a recall block before its user message]` -> save
+ * once -> report.
  * Adapters convert their prompt types in and out.
  */
 export class CompressionEngine {
@@ -85,7 +87,7 @@ export class CompressionEngine {
   };
   private readonly settings: EngineSettings;
   private readonly reporter: CallReporter;
-  private readonly stages: DecideStages;
+  private readonly services: StageServices;
   private readonly listeners: Listeners;
 
   constructor(readonly options: CompressionOptions = {}) {
@@ -131,7 +133,7 @@ export class CompressionEngine {
       embeddings: this.embeddings,
       onEmbedderError,
     });
-    this.stages = {
+    this.services = {
       settings: this.settings,
       cachePricing: options.cachePricing,
       meter: this.meter,
@@ -141,6 +143,7 @@ export class CompressionEngine {
         terms: this.termMemo,
       },
       folds: this.folds,
+      recall: this.recalls,
       project: (facts, point) => this.project(facts, point),
       total: (projection, point) => this.total(projection, point),
       stateTokens: (state) => this.stateTokens(state),
@@ -198,7 +201,7 @@ export class CompressionEngine {
     const start = startingPoint(facts, stored, await this.recallChoices(facts, stored));
     const startProjection = this.project(facts, start);
     const tokensBefore = this.total(startProjection, start);
-    const planned = await decide(this.stages, {
+    const decided = await decide(this.services, {
       facts,
       start,
       startProjection,
@@ -206,19 +209,14 @@ export class CompressionEngine {
       tokensBefore,
       provisional: stored?.provisional,
     });
-    const decided = await this.recalls.apply(facts, planned, {
-      project: (at) => this.project(facts, at),
-      total: (projection, at) => this.total(projection, at),
-    });
-    const { point, projection } = decided;
+    const { point, projection, lasting } = decided;
     this.reporter.failures(facts, decided, this.total(projection, point));
 
     const output = this.assemble(facts, point, projection);
-    const { lasting } = planned;
-    const record = recordFor(facts, point, lasting === planned.point ? undefined : lasting);
+    const record = recordFor(facts, point, lasting === point ? undefined : lasting);
     // a call that changes nothing still stores the recall blocks it keeps for earlier user messages: the next tool
     // step of the turn no longer looks those choices up, and the blocks must stay in its prompt
-    if ((point !== start || record.recalls !== undefined || planned.restored) && !sameRecord(record, stored)) {
+    if ((point !== start || record.recalls !== undefined || decided.restored) && !sameRecord(record, stored)) {
       await this.records.save({ scope: facts.scope, anchor: facts.anchor, record });
     }
     const latest = facts.messages.findLastIndex((message) => message.role === 'user');

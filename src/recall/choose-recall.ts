@@ -2,7 +2,7 @@ import type { MessageMeter } from '../counting/message-meter.js';
 import type { CallFacts } from '../engine/call-facts.js';
 import type { CompressionPoint } from '../engine/compression-point.js';
 import { type Message, messageText } from '../transcript/transcript.js';
-import { type RecallChunk, redactedMessages } from './recall-chunks.js';
+import type { RecallChunk } from './recall-chunks.js';
 import type { RecallHit } from './recall-index.js';
 import type { RecallQuery } from './recall-ranking.js';
 import { renderRecallEntry } from './render-recall.js';
@@ -30,6 +30,7 @@ export async function chooseRecall({
   rank,
   budgetTokens,
   meter,
+  redacted,
 }: {
   facts: CallFacts;
   point: CompressionPoint;
@@ -39,6 +40,8 @@ export async function chooseRecall({
   rank: (query: RecallQuery) => Promise<RecallHit[]>;
   budgetTokens: number;
   meter: MessageMeter;
+  /** Indexes of the messages holding a result the model redacted (`redactedMessages`). */
+  redacted: ReadonlySet<number>;
 }): Promise<{ at: number; items: string[] } | undefined> {
   const at = facts.messages.findLastIndex((message) => message.role === 'user');
   if (at < point.coveredCount || point.recalls.has(at)) return undefined;
@@ -55,7 +58,6 @@ export async function chooseRecall({
   const hidden = (chunk: RecallChunk) =>
     !shown.has(chunk.id) &&
     ((chunk.message < point.coveredCount && chunk.message !== pinned) || maskedMessages.has(chunk.message));
-  const redacted = redactedMessages(facts);
   // Nothing before the message in view: the fold that just condensed it would be undone by quoting it back.
   let visible = false;
   for (let index = point.coveredCount; index < at && !visible; index++) visible = !maskedMessages.has(index);

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { MessageMeter } from '../counting/message-meter.js';
 import type { Message } from '../transcript/transcript.js';
-import { recalledChunks } from './recall-chunks.js';
+import type { MessageChunks } from './recall-chunks.js';
 import { recallMessages } from './render-recall.js';
 
 /** A rendered recall block: the synthetic pair and its tokens. */
@@ -22,6 +22,7 @@ export class RecallBlocks {
   constructor(
     private readonly meter: MessageMeter,
     private readonly acknowledgement: string,
+    private readonly chunks: MessageChunks,
   ) {}
 
   /** The block for the user message at `at` (whose prefix hash is `prefixHash`), undefined when it quotes nothing. */
@@ -35,7 +36,7 @@ export class RecallBlocks {
     const key = `${prefixHash}:${at}:${items.join(',')}`;
     let block = this.blocks.get(key);
     if (!block) {
-      const chunks = recalledChunks(messages, items);
+      const chunks = this.chunks.named(messages, items);
       if (chunks.length === 0) return undefined;
       const pair = recallMessages(chunks, this.acknowledgement);
       block = {

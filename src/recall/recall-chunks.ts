@@ -17,19 +17,77 @@ export interface RecallChunk {
   readonly part?: string;
 }
 
-const texts = new WeakMap<Message, { from: string; pieces: readonly string[] }>();
+/** A message as recall cuts it: who said it and the texts of its chunks. */
+interface CutMessage {
+  readonly from: string;
+  readonly pieces: readonly string[];
+}
 
 /**
  * The chunks of a message, cut by characters, never by a token counter, so every engine instance cuts a stored
  * choice the same way. Short messages are one chunk; long ones are cut at line ends (a single long line at a space).
  */
 export function chunksOf(message: Message, index: number): RecallChunk[] {
-  let known = texts.get(message);
-  if (!known) {
-    known = { from: speakerOf(message), pieces: cut(recallableText(message.parts)) };
-    texts.set(message, known);
+  return chunksAt(cutMessage(message), index);
+}
+
+/** Indexes of the messages holding a result the model redacted: recall never quotes them. */
+export function redactedMessages(facts: Pick<CallFacts, 'redactions' | 'siteByKey'>): ReadonlySet<number> {
+  const indexes = new Set<number>();
+  for (const key of facts.redactions.keys()) {
+    const site = facts.siteByKey.get(key);
+    if (site) indexes.add(site.messageIndex);
   }
-  const { from, pieces } = known;
+  return indexes;
+}
+
+/**
+ * The chunks that recall items (`message:chunk` ids) name in a history; ids that name nothing there (a record written
+ * for another history) are skipped.
+ */
+export function recalledChunks(
+  messages: readonly Message[],
+  items: readonly string[],
+  chunksOfMessage: (message: Message, index: number) => RecallChunk[] = chunksOf,
+): RecallChunk[] {
+  const chunks: RecallChunk[] = [];
+  for (const id of items) {
+    const [message, chunk] = id.split(':').map(Number) as [number, number];
+    const found = messages[message] ? chunksOfMessage(messages[message], message)[chunk] : undefined;
+    if (found) chunks.push(found);
+  }
+  return chunks;
+}
+
+/**
+ * The recall chunks of messages, cut once per message object. One per engine instance (its recall stage owns it and
+ * hands it to the index and the blocks): the cut depends on a message's text alone, but a cache shared by every
+ * instance would outlive none of them. Keyed by the message object: the engine never changes a message it read.
+ */
+export class MessageChunks {
+  private readonly cuts = new WeakMap<Message, CutMessage>();
+
+  /** The chunks of the message at `index` (see `chunksOf`). */
+  of(message: Message, index: number): RecallChunk[] {
+    let cut = this.cuts.get(message);
+    if (!cut) {
+      cut = cutMessage(message);
+      this.cuts.set(message, cut);
+    }
+    return chunksAt(cut, index);
+  }
+
+  /** The chunks that recall items name in a history (see `recalledChunks`). */
+  named(messages: readonly Message[], items: readonly string[]): RecallChunk[] {
+    return recalledChunks(messages, items, (message, index) => this.of(message, index));
+  }
+}
+
+function cutMessage(message: Message): CutMessage {
+  return { from: speakerOf(message), pieces: cut(recallableText(message.parts)) };
+}
+
+function chunksAt({ from, pieces }: CutMessage, index: number): RecallChunk[] {
   return pieces.map((text, chunk) => ({
     id: `${index}:${chunk}`,
     message: index,
@@ -37,36 +95,6 @@ export function chunksOf(message: Message, index: number): RecallChunk[] {
     from,
     ...(pieces.length > 1 ? { part: `${chunk + 1}/${pieces.length}` } : {}),
   }));
-}
-
-/** Indexes of the messages holding a result the model redacted: recall never quotes them. Memoized per call. */
-export function redactedMessages(facts: Pick<CallFacts, 'redactions' | 'siteByKey'>): ReadonlySet<number> {
-  let found = redactedByFacts.get(facts);
-  if (!found) {
-    const indexes = new Set<number>();
-    for (const key of facts.redactions.keys()) {
-      const site = facts.siteByKey.get(key);
-      if (site) indexes.add(site.messageIndex);
-    }
-    found = indexes;
-    redactedByFacts.set(facts, found);
-  }
-  return found;
-}
-const redactedByFacts = new WeakMap<object, ReadonlySet<number>>();
-
-/**
- * The chunks that recall items (`message:chunk` ids) name in a history; ids that name nothing there (a record written
- * for another history) are skipped.
- */
-export function recalledChunks(messages: readonly Message[], items: readonly string[]): RecallChunk[] {
-  const chunks: RecallChunk[] = [];
-  for (const id of items) {
-    const [message, chunk] = id.split(':').map(Number) as [number, number];
-    const found = messages[message] ? chunksOf(messages[message], message)[chunk] : undefined;
-    if (found) chunks.push(found);
-  }
-  return chunks;
 }
 
 function speakerOf(message: Message): string {

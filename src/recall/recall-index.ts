@@ -3,7 +3,7 @@ import MiniSearch from 'minisearch';
 import { stemmer } from 'stemmer';
 import { eng } from 'stopword';
 import type { Message } from '../transcript/transcript.js';
-import { chunksOf, type RecallChunk } from './recall-chunks.js';
+import { MessageChunks, type RecallChunk } from './recall-chunks.js';
 
 /** A chunk found for a query, with its BM25 score. */
 export interface RecallHit {
@@ -68,6 +68,9 @@ export class RecallIndex {
     maxSize: MAX_INDEXED_CHUNKS,
     sizeCalculation: (indexed) => Math.max(1, indexed.chunks.size),
   });
+
+  /** `chunks`: the engine instance's cut messages, shared with its recall blocks. */
+  constructor(private readonly messageChunks: MessageChunks = new MessageChunks()) {}
 
   /**
    * The chunks of messages before `through` that match `query` and pass `keep`, best first. `prefixHashes[k]` is the
@@ -139,8 +142,9 @@ export class RecallIndex {
     }
     const added: Document[] = [];
     for (let index = indexed.ids.length; index < through; index++) {
-      const chunks = chunksOf(messages[index] as Message, index);
-      const before = index > 0 ? (chunksOf(messages[index - 1] as Message, index - 1).at(-1)?.text ?? '') : '';
+      const chunks = this.messageChunks.of(messages[index] as Message, index);
+      const before =
+        index > 0 ? (this.messageChunks.of(messages[index - 1] as Message, index - 1).at(-1)?.text ?? '') : '';
       const context = before.slice(-CONTEXT_CHARS);
       for (const chunk of chunks) indexed.chunks.set(chunk.id, chunk);
       indexed.ids.push(chunks.map((chunk) => chunk.id));

@@ -49,23 +49,7 @@ export function postgresStore(options: PostgresStoreOptions): ClosableStateStore
     .join('.');
   const index = `"${table.replace('.', '_')}_expires_at"`;
   let writes = 0;
-  const connection = lazyConnection(async () => {
-    let client: PostgresStoreQueryable;
-    if (options.pool) client = options.pool;
-    else {
-      const pool = new (await import('pg')).default.Pool({ connectionString: options.connectionString });
-      // an idle connection the server closes (a restart) is an 'error' event of the pool, which would end the process
-      // unheard; the pool drops that connection, and queries meanwhile fail and reach the engine as StoreError
-      pool.on('error', () => {});
-      client = pool;
-    }
-    await client.query(
-      `CREATE TABLE IF NOT EXISTS ${quoted} (key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz)`,
-    );
-    await client.query(`CREATE INDEX IF NOT EXISTS ${index} ON ${quoted} (expires_at)`);
-    await client.query(`COMMENT ON TABLE ${quoted} IS 'context-compression state v1'`);
-    return client;
-  });
+  const connection = lazyConnection(() => connect(options, quoted, index));
   return {
     async get(key) {
       const { rows } = await (await connection.get()).query(
@@ -113,4 +97,23 @@ export function postgresStore(options: PostgresStoreOptions): ClosableStateStore
       if (own) await (await connection.take())?.end?.();
     },
   };
+}
+
+/** A client of the caller's pool or of a pool of our own, with the table and its index created when missing. */
+async function connect(options: PostgresStoreOptions, quoted: string, index: string): Promise<PostgresStoreQueryable> {
+  let client: PostgresStoreQueryable;
+  if (options.pool) client = options.pool;
+  else {
+    const pool = new (await import('pg')).default.Pool({ connectionString: options.connectionString });
+    // an idle connection the server closes (a restart) is an 'error' event of the pool, which would end the process
+    // unheard; the pool drops that connection, and queries meanwhile fail and reach the engine as StoreError
+    pool.on('error', () => {});
+    client = pool;
+  }
+  await client.query(
+    `CREATE TABLE IF NOT EXISTS ${quoted} (key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz)`,
+  );
+  await client.query(`CREATE INDEX IF NOT EXISTS ${index} ON ${quoted} (expires_at)`);
+  await client.query(`COMMENT ON TABLE ${quoted} IS 'context-compression state v1'`);
+  return client;
 }

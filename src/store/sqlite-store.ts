@@ -59,6 +59,51 @@ function nodeSqlite(): NodeSqlite {
   return sqlite;
 }
 
+/** The statements of one opened database. */
+interface SqliteStatements {
+  readonly database: SqliteDatabase;
+  readonly get: SqliteStatement;
+  readonly set: SqliteStatement;
+  readonly setIfAbsent: SqliteStatement;
+  readonly delete: SqliteStatement;
+  readonly deletePrefix: SqliteStatement;
+  readonly sweep: SqliteStatement;
+}
+
+/** Creates the table, its index and its version row when missing. */
+function prepareTable(
+  database: SqliteDatabase,
+  table: string,
+  { busyTimeoutMs, callers }: { busyTimeoutMs: number; callers: boolean },
+): void {
+  // a database of the caller's that would fail at once on another process's lock (SQLite's default) waits too;
+  // a timeout the caller set is kept
+  const busy = database.prepare('PRAGMA busy_timeout').get() as Record<string, unknown> | undefined;
+  if (callers && busy && Object.values(busy)[0] === 0) database.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+  database.exec(
+    `CREATE TABLE IF NOT EXISTS "${table}" (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER);
+     CREATE INDEX IF NOT EXISTS "${table}_expires_at" ON "${table}" (expires_at);
+     CREATE TABLE IF NOT EXISTS ${META_TABLE} (table_name TEXT PRIMARY KEY, version INTEGER NOT NULL);
+     INSERT OR IGNORE INTO ${META_TABLE} (table_name, version) VALUES ('${table}', ${TABLE_VERSION});`,
+  );
+}
+
+function prepareStatements(database: SqliteDatabase, table: string): SqliteStatements {
+  const upsert = `INSERT INTO "${table}" AS t (key, value, expires_at) VALUES (?, ?, ?)
+     ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`;
+  return {
+    database,
+    get: database.prepare(`SELECT value FROM "${table}" WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)`),
+    set: database.prepare(upsert),
+    // inserted, or written over an expired row (never read as present); a live row is left as it is
+    setIfAbsent: database.prepare(`${upsert} WHERE t.expires_at IS NOT NULL AND t.expires_at <= ?`),
+    delete: database.prepare(`DELETE FROM "${table}" WHERE key = ?`),
+    // GLOB is exact and case-sensitive (LIKE is not, for ASCII); its pattern characters are escaped below
+    deletePrefix: database.prepare(`DELETE FROM "${table}" WHERE key GLOB ?`),
+    sweep: database.prepare(`DELETE FROM "${table}" WHERE expires_at <= ?`),
+  };
+}
+
 function openFile(sqlite: NodeSqlite, path: string, busyTimeoutMs: number): SqliteDatabase {
   const database = new sqlite.DatabaseSync(path);
   // a write waits a moment for another process's lock rather than failing (set first: switching the journal to WAL
@@ -92,17 +137,7 @@ export function sqliteStore(options: SqliteStoreOptions): ClosableStateStore {
   const sqlite = options.database === undefined ? nodeSqlite() : undefined;
   const own = options.database === undefined;
   let writes = 0;
-  let opened:
-    | {
-        database: SqliteDatabase;
-        get: SqliteStatement;
-        set: SqliteStatement;
-        setIfAbsent: SqliteStatement;
-        delete: SqliteStatement;
-        deletePrefix: SqliteStatement;
-        sweep: SqliteStatement;
-      }
-    | undefined;
+  let opened: SqliteStatements | undefined;
   let closed = false;
   const open = () => {
     if (closed) throw new Error('sqliteStore: the store is closed');
@@ -110,35 +145,13 @@ export function sqliteStore(options: SqliteStoreOptions): ClosableStateStore {
     const busyTimeoutMs = options.busyTimeoutMs ?? 1_000;
     const database = options.database ?? openFile(sqlite as NodeSqlite, options.path as string, busyTimeoutMs);
     try {
-      // a database of the caller's that would fail at once on another process's lock (SQLite's default) waits too;
-      // a timeout the caller set is kept
-      const busy = database.prepare('PRAGMA busy_timeout').get() as Record<string, unknown> | undefined;
-      if (options.database && busy && Object.values(busy)[0] === 0)
-        database.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
-      database.exec(
-        `CREATE TABLE IF NOT EXISTS "${table}" (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER);
-         CREATE INDEX IF NOT EXISTS "${table}_expires_at" ON "${table}" (expires_at);
-         CREATE TABLE IF NOT EXISTS ${META_TABLE} (table_name TEXT PRIMARY KEY, version INTEGER NOT NULL);
-         INSERT OR IGNORE INTO ${META_TABLE} (table_name, version) VALUES ('${table}', ${TABLE_VERSION});`,
-      );
+      prepareTable(database, table, { busyTimeoutMs, callers: options.database !== undefined });
     } catch (error) {
       // a file this store opened is closed again (the next operation opens it anew); the caller's is theirs
       if (own) database.close();
       throw error;
     }
-    const upsert = `INSERT INTO "${table}" AS t (key, value, expires_at) VALUES (?, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`;
-    opened = {
-      database,
-      get: database.prepare(`SELECT value FROM "${table}" WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)`),
-      set: database.prepare(upsert),
-      // inserted, or written over an expired row (never read as present); a live row is left as it is
-      setIfAbsent: database.prepare(`${upsert} WHERE t.expires_at IS NOT NULL AND t.expires_at <= ?`),
-      delete: database.prepare(`DELETE FROM "${table}" WHERE key = ?`),
-      // GLOB is exact and case-sensitive (LIKE is not, for ASCII); its pattern characters are escaped below
-      deletePrefix: database.prepare(`DELETE FROM "${table}" WHERE key GLOB ?`),
-      sweep: database.prepare(`DELETE FROM "${table}" WHERE expires_at <= ?`),
-    };
+    opened = prepareStatements(database, table);
     return opened;
   };
   const expiry = (setOptions?: StateStoreSetOptions) => {

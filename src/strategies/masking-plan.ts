@@ -30,94 +30,113 @@ export interface MaskingPlan {
   readonly decisions: readonly CompressionDecision[];
 }
 
+/** What masking plans from: the call, where it stands, its options and the engine's memos. */
+export interface MaskingInput {
+  /** Memo of term counts for the scored staleness, kept by the engine across calls. */
+  readonly termMemo: TermMemo;
+  /** Memo of call descriptions, kept by the engine across calls. */
+  readonly descriptions: CallDescriptions;
+  readonly facts: CallFacts;
+  readonly point: CompressionPoint;
+  readonly projection: Projection;
+  readonly pressure: boolean;
+  readonly force: boolean;
+  readonly masking: Required<MaskingOptions>;
+  readonly staleness: StalenessOptions | undefined;
+  readonly economics: CacheEconomics;
+  readonly meter: MessageMeter;
+  /** Memo of placeholder token counts, kept by the engine across calls. */
+  readonly placeholderTokens: Memo<number>;
+}
+
+/** The cache arithmetic of a step: the tokens rewritten after its first masked result, and whether it pays. */
+type StepWeight = { rewritten: number } & ReturnType<CacheEconomics['weigh']>;
+
 /**
  * Plans one batch of observation masking. Under budget pressure it clears every candidate; otherwise only when it
  * frees at least `clearAtLeast` tokens and the expected cache-read savings over the coming calls exceed the one-time
  * cost of rewriting the prompt after the first masked result. Undefined when no step is due.
  */
-export function planMasking({
-  facts,
-  point,
-  projection,
-  pressure,
-  force,
-  masking,
-  staleness,
-  economics,
-  meter,
-  placeholderTokens,
-  descriptions,
-  termMemo,
-}: {
-  /** Memo of term counts for the scored staleness, kept by the engine across calls. */
-  termMemo: TermMemo;
-  /** Memo of call descriptions, kept by the engine across calls. */
-  descriptions: CallDescriptions;
-  facts: CallFacts;
-  point: CompressionPoint;
-  projection: Projection;
-  pressure: boolean;
-  force: boolean;
-  masking: Required<MaskingOptions>;
-  staleness: StalenessOptions | undefined;
-  economics: CacheEconomics;
-  meter: MessageMeter;
-  /** Memo of placeholder token counts, kept by the engine across calls. */
-  placeholderTokens: Memo<number>;
-}): MaskingPlan | undefined {
+export function planMasking(input: MaskingInput): MaskingPlan | undefined {
+  const { facts, point, staleness } = input;
   const hidden = new Set([...point.masked, ...facts.redactions.keys()]);
-  const { read, write, expectedCalls, weigh } = economics;
-  const viewTokens = projection.view.tokens;
-  const weighStep = (step: MaskingStep) => {
-    let after = 0;
-    for (let index = step.firstMessageIndex; index < viewTokens.length; index++) after += viewTokens[index] as number;
-    const rewritten = Math.max(0, after - step.freed);
-    return { rewritten, ...weigh(step.freed, rewritten) };
-  };
-  const pays = (step: MaskingStep) => step.freed >= masking.clearAtLeast && weighStep(step).pays;
+  const worth = (step: MaskingStep) =>
+    input.pressure || (step.freed >= input.masking.clearAtLeast && weighStep(input, step).pays);
   // staleness adds results a step may mask even among the newest (a read superseded by an edit), with a reason
-  const stale = new Map<string, string>();
-  const addStale = (observations: readonly StaleObservation[]) => {
-    for (const observation of observations)
-      if (!hidden.has(observation.key)) stale.set(observation.key, observation.reason);
-  };
-  if (staleness)
-    addStale(findSupersededObservations({ steps: facts.steps, sites: facts.sites, from: point.coveredCount }));
-  const plan = () =>
-    planMaskingStep({
+  const superseded = staleness
+    ? withStaleReasons(
+        findSupersededObservations({ steps: facts.steps, sites: facts.sites, from: point.coveredCount }),
+        {
+          hidden,
+        },
+      )
+    : new Map<string, string>();
+  const step = maskingStep(input, hidden, superseded, worth);
+  if (step.keys.length === 0 || !worth(step)) return undefined;
+  if (!staleness) return maskingPlan(input, step, superseded);
+  // a step happens anyway: the scored staleness (costlier) may add results to it
+  const stale = withStaleReasons(
+    findStaleObservations({
+      messages: facts.messages,
+      steps: facts.steps,
       sites: facts.sites,
-      covered: point.coveredCount,
-      hidden,
-      maskable: stale.size > 0 ? new Set([...facts.maskable, ...stale.keys()]) : facts.maskable,
-      keepRecent: masking.keepRecent,
-      meter,
-      reasons: stale,
-      worthPlanning: (bound) => pressure || pays(bound),
-      placeholderTokens,
-      descriptions,
-      retrievalToolName: facts.retrievalToolName,
-    });
-  let step = plan();
-  if (step.keys.length === 0 || (!pressure && !pays(step))) return undefined;
-  if (staleness) {
-    // a step happens anyway: the scored staleness (costlier) may add results to it
-    const before = stale.size;
-    addStale(
-      findStaleObservations({
-        messages: facts.messages,
-        steps: facts.steps,
-        sites: facts.sites,
-        from: point.coveredCount,
-        options: staleness,
-        termMemo,
-      }),
-    );
-    if (stale.size > before) {
-      const wider = plan();
-      if (pressure || pays(wider)) step = wider;
-    }
+      from: point.coveredCount,
+      options: staleness,
+      termMemo: input.termMemo,
+    }),
+    { hidden, known: superseded },
+  );
+  const wider = stale.size > superseded.size ? maskingStep(input, hidden, stale, worth) : undefined;
+  return maskingPlan(input, wider && worth(wider) ? wider : step, stale);
+}
+
+/** Reasons of the stale observations not hidden yet, added to the `known` ones (a later reason replaces one known). */
+function withStaleReasons(
+  observations: readonly StaleObservation[],
+  { hidden, known = new Map() }: { hidden: ReadonlySet<string>; known?: ReadonlyMap<string, string> },
+): Map<string, string> {
+  const reasons = new Map(known);
+  for (const observation of observations) {
+    if (!hidden.has(observation.key)) reasons.set(observation.key, observation.reason);
   }
-  const { rewritten, savings, breakCost } = weighStep(step);
+  return reasons;
+}
+
+/** The step that masks the maskable results (the stale ones with them) beyond the newest. */
+function maskingStep(
+  { facts, point, masking, meter, placeholderTokens, descriptions }: MaskingInput,
+  hidden: ReadonlySet<string>,
+  stale: ReadonlyMap<string, string>,
+  worth: (step: MaskingStep) => boolean,
+): MaskingStep {
+  return planMaskingStep({
+    sites: facts.sites,
+    covered: point.coveredCount,
+    hidden,
+    maskable: stale.size > 0 ? new Set([...facts.maskable, ...stale.keys()]) : facts.maskable,
+    keepRecent: masking.keepRecent,
+    meter,
+    reasons: stale,
+    worthPlanning: worth,
+    placeholderTokens,
+    descriptions,
+    retrievalToolName: facts.retrievalToolName,
+  });
+}
+
+function weighStep({ projection, economics }: MaskingInput, step: MaskingStep): StepWeight {
+  const viewTokens = projection.view.tokens;
+  let after = 0;
+  for (let index = step.firstMessageIndex; index < viewTokens.length; index++) after += viewTokens[index] as number;
+  const rewritten = Math.max(0, after - step.freed);
+  return { rewritten, ...economics.weigh(step.freed, rewritten) };
+}
+
+/** The plan of a step: its keys, the reasons of its stale results, and a decision each for the stale and the old. */
+function maskingPlan(input: MaskingInput, step: MaskingStep, stale: ReadonlyMap<string, string>): MaskingPlan {
+  const { facts, masking, force, pressure } = input;
+  const { read, write, expectedCalls } = input.economics;
+  const { rewritten, savings, breakCost } = weighStep(input, step);
   const arithmetic = `frees ${step.freed} tokens; expected savings ${Math.round(savings)} (${read}x over ~${expectedCalls} calls) vs. a one-time cache rewrite costing ${Math.round(breakCost)} (${rewritten} tokens at +${Math.round((write - read) * 100) / 100}x)`;
   const idsOf = (keys: readonly string[]) => keys.map((key) => facts.siteByKey.get(key)?.callId ?? key);
   const staleKeys = step.keys.filter((key) => stale.has(key));

@@ -5,7 +5,16 @@ import {
   mergeSessionStates,
 } from '../session-state/merge-session-state.js';
 import type { SessionState } from '../session-state/session-state.js';
-import { type Message, type Role, stableStringify } from '../transcript/transcript.js';
+import {
+  type Message,
+  type OtherPart,
+  type ReasoningPart,
+  type Role,
+  stableStringify,
+  type TextPart,
+  type ToolCallPart,
+  type ToolResultPart,
+} from '../transcript/transcript.js';
 import { cutText, summaryOf, topicsOf } from './conversation-summary.js';
 import { SPEAKER_LABEL, sentences, signalScore, TEST_SUMMARY, worthKeeping } from './fact-signals.js';
 import { definedTerms, pathosOf } from './style-signals.js';
@@ -66,96 +75,134 @@ export function extractiveSummarizer(options: ExtractiveSummarizerOptions = {}):
   };
 }
 
-function extractSessionState(
-  messages: readonly Message[],
-  options: Required<Omit<ExtractiveSummarizerOptions, 'merge'>>,
-): SessionState {
-  const cut = (text: string) => cutText(text.replace(/\s+/g, ' ').trim(), options.maxSentenceChars);
-  const candidates: Candidate[] = [];
-  const add = (text: string, score: number) => candidates.push({ text, score, order: candidates.length });
-  const calls = new Map<string, { name: string; candidate: Candidate }>();
-  const speakers = repeatedSpeakerLabels(messages);
-  // Participants addressing each other by name ("Thanks, Mel!") is not a fact, so their names carry no signal.
-  const speakerNames = new Set([...speakers].flatMap((key) => key.slice(key.indexOf(':') + 1).split(' ')));
-  const rare = rareWords(messages);
-  const counts: Record<Role, number> = { system: 0, user: 0, assistant: 0, tool: 0 };
-  const userTexts: string[] = [];
-  let firstUserText = '';
-  let lastUserText = '';
-  let lastAssistantText = '';
-  const toolUse = new Map<string, number>();
+type ExtractOptions = Required<Omit<ExtractiveSummarizerOptions, 'merge'>>;
+
+function extractSessionState(messages: readonly Message[], options: ExtractOptions): SessionState {
+  const extraction = new Extraction(messages, options);
   for (const message of messages) {
-    if (message.synthetic) continue; // engine-made messages repeat the previous state or carry no facts
-    counts[message.role]++;
+    if (!message.synthetic) extraction.read(message); // engine-made messages repeat the previous state or carry no facts
+  }
+  return extraction.state();
+}
+
+/** What reading a batch of messages found so far: the candidate entries, and what the summary line tells. */
+class Extraction {
+  private readonly candidates: Candidate[] = [];
+  private readonly calls = new Map<string, { name: string; candidate: Candidate }>();
+  private readonly speakers: Set<string>;
+  /** Participants addressing each other by name ("Thanks, Mel!") is not a fact, so their names carry no signal. */
+  private readonly speakerNames: Set<string>;
+  private readonly rare: Set<string>;
+  private readonly counts: Record<Role, number> = { system: 0, user: 0, assistant: 0, tool: 0 };
+  private readonly userTexts: string[] = [];
+  private firstUserText = '';
+  private lastUserText = '';
+  private lastAssistantText = '';
+  private readonly toolUse = new Map<string, number>();
+
+  constructor(
+    private readonly messages: readonly Message[],
+    private readonly options: ExtractOptions,
+  ) {
+    this.speakers = repeatedSpeakerLabels(messages);
+    this.speakerNames = new Set([...this.speakers].flatMap((key) => key.slice(key.indexOf(':') + 1).split(' ')));
+    this.rare = rareWords(messages);
+  }
+
+  read(message: Message): void {
+    this.counts[message.role]++;
     const conversational = !message.parts.some((part) => part.type === 'tool-call');
     for (const part of message.parts) {
       if (part.type === 'text' || part.type === 'reasoning' || part.type === 'other') {
-        const label = SPEAKER_LABEL.exec(part.text)?.[1];
-        const speaker = label && speakers.has(`${message.role}:${label}`) ? label : undefined;
-        const text = speaker ? part.text.slice(part.text.indexOf(':') + 1) : part.text;
-        const prefix = speaker ? `${speaker} (${message.role})` : message.role;
-        const weight = part.type === 'reasoning' ? SOURCE_WEIGHT.reasoning : SOURCE_WEIGHT.text;
-        const kept: { text: string; score: number }[] = [];
-        for (const [sentence, inCode] of sentences(text)) {
-          const short = cut(sentence);
-          const score = specificScore(short, speakerNames, rare) * (inCode ? SOURCE_WEIGHT.code : weight);
-          if (score > 0) kept.push({ text: short, score });
-        }
-        // a short conversational message (no tool call in it) keeps its fact-bearing sentences together, as one
-        // entry: a later question about it finds the whole statement in one place (agent steps keep single
-        // sentences: joined, they measured as more tokens on the agent runs)
-        const joined = kept.map((sentence) => sentence.text).join(' ');
-        if (
-          conversational &&
-          part.type === 'text' &&
-          kept.length > 1 &&
-          joined.length <= 2 * options.maxSentenceChars
-        ) {
-          add(`${prefix}: ${joined}`, Math.max(...kept.map((sentence) => sentence.score)));
-        } else for (const sentence of kept) add(`${prefix}: ${sentence.text}`, sentence.score);
-        if (part.type === 'text' && message.role === 'user' && part.text.trim() !== '') {
-          userTexts.push(text);
-          firstUserText ||= part.text.trim();
-          lastUserText = part.text.trim();
-        }
-        if (part.type === 'text' && message.role === 'assistant' && part.text.trim() !== '') {
-          lastAssistantText = part.text.trim();
-        }
-      } else if (part.type === 'tool-call') {
-        toolUse.set(part.name, (toolUse.get(part.name) ?? 0) + 1);
-        const call = `${part.name}(${cutText(describeArgs(part.args), 120)})`;
-        const candidate = { text: `assistant called ${call}`, score: 1 + signalScore(call), order: candidates.length };
-        candidates.push(candidate);
-        calls.set(part.id, { name: part.name, candidate });
-      } else if (part.type === 'tool-result') {
-        const call = calls.get(part.callId);
-        const name = call?.name ?? part.name;
-        const lines = toolLines(part.output, options.maxToolLines, cut);
-        const outcome = part.isError ? 'error, ' : '';
-        const inline = part.output.length <= 120 && !part.output.includes('\n');
-        const summary = inline ? `-> ${outcome}${part.output.trim() || 'empty'}` : `-> ${outcome}${lines.total} lines`;
-        if (call) call.candidate.text = `tool ${call.candidate.text.slice('assistant called '.length)} ${summary}`;
-        else add(`tool ${name} ${summary}`, 1 + (part.isError ? 2 : 0));
-        if (!inline) for (const line of lines.kept) add(`tool ${name}: ${line.text}`, line.score * SOURCE_WEIGHT.tool);
-      }
+        this.textPart(message, part, conversational);
+      } else if (part.type === 'tool-call') this.toolCall(part);
+      else if (part.type === 'tool-result') this.toolResult(part);
     }
   }
-  return {
-    logos: selectLogos(candidates, options.maxLogos),
-    pathos: pathosOf(userTexts),
-    abstract: definedTerms(userTexts, cut),
-    conversationSummary: summaryOf({
-      counts,
-      first: firstUserText,
-      latest: lastAssistantText || lastUserText,
-      // names, not all-caps labels an agent writes before its text (`THOUGHT:`)
-      who: [...new Set([...speakers].map((key) => key.slice(key.indexOf(':') + 1)))].filter((name) =>
-        /\p{Ll}/u.test(name),
-      ),
-      topics: topicsOf(messages, speakerNames),
-      tools: toolUse,
-    }),
-  };
+
+  state(): SessionState {
+    const { speakers, userTexts } = this;
+    return {
+      logos: selectLogos(this.candidates, this.options.maxLogos),
+      pathos: pathosOf(userTexts),
+      abstract: definedTerms(userTexts, (text) => this.cut(text)),
+      conversationSummary: summaryOf({
+        counts: this.counts,
+        first: this.firstUserText,
+        latest: this.lastAssistantText || this.lastUserText,
+        // names, not all-caps labels an agent writes before its text (`THOUGHT:`)
+        who: [...new Set([...speakers].map((key) => key.slice(key.indexOf(':') + 1)))].filter((name) =>
+          /\p{Ll}/u.test(name),
+        ),
+        topics: topicsOf(this.messages, this.speakerNames),
+        tools: this.toolUse,
+      }),
+    };
+  }
+
+  private cut(text: string): string {
+    return cutText(text.replace(/\s+/g, ' ').trim(), this.options.maxSentenceChars);
+  }
+
+  private add(text: string, score: number): void {
+    this.candidates.push({ text, score, order: this.candidates.length });
+  }
+
+  /** The fact-bearing sentences of a text, under the speaker's label when the batch names its speakers. */
+  private textPart(message: Message, part: TextPart | ReasoningPart | OtherPart, conversational: boolean): void {
+    const label = SPEAKER_LABEL.exec(part.text)?.[1];
+    const speaker = label && this.speakers.has(`${message.role}:${label}`) ? label : undefined;
+    const text = speaker ? part.text.slice(part.text.indexOf(':') + 1) : part.text;
+    const prefix = speaker ? `${speaker} (${message.role})` : message.role;
+    const weight = part.type === 'reasoning' ? SOURCE_WEIGHT.reasoning : SOURCE_WEIGHT.text;
+    const kept: { text: string; score: number }[] = [];
+    for (const [sentence, inCode] of sentences(text)) {
+      const short = this.cut(sentence);
+      const score = specificScore(short, this.speakerNames, this.rare) * (inCode ? SOURCE_WEIGHT.code : weight);
+      if (score > 0) kept.push({ text: short, score });
+    }
+    // a short conversational message (no tool call in it) keeps its fact-bearing sentences together, as one
+    // entry: a later question about it finds the whole statement in one place (agent steps keep single
+    // sentences: joined, they measured as more tokens on the agent runs)
+    const joined = kept.map((sentence) => sentence.text).join(' ');
+    if (
+      conversational &&
+      part.type === 'text' &&
+      kept.length > 1 &&
+      joined.length <= 2 * this.options.maxSentenceChars
+    ) {
+      this.add(`${prefix}: ${joined}`, Math.max(...kept.map((sentence) => sentence.score)));
+    } else for (const sentence of kept) this.add(`${prefix}: ${sentence.text}`, sentence.score);
+    if (part.type === 'text' && message.role === 'user' && part.text.trim() !== '') {
+      this.userTexts.push(text);
+      this.firstUserText ||= part.text.trim();
+      this.lastUserText = part.text.trim();
+    }
+    if (part.type === 'text' && message.role === 'assistant' && part.text.trim() !== '') {
+      this.lastAssistantText = part.text.trim();
+    }
+  }
+
+  private toolCall(part: ToolCallPart): void {
+    this.toolUse.set(part.name, (this.toolUse.get(part.name) ?? 0) + 1);
+    const call = `${part.name}(${cutText(describeArgs(part.args), 120)})`;
+    const candidate = { text: `assistant called ${call}`, score: 1 + signalScore(call), order: this.candidates.length };
+    this.candidates.push(candidate);
+    this.calls.set(part.id, { name: part.name, candidate });
+  }
+
+  /** A result completes its call's entry (its outcome or length), and adds its most telling lines. */
+  private toolResult(part: ToolResultPart): void {
+    const call = this.calls.get(part.callId);
+    const name = call?.name ?? part.name;
+    const lines = toolLines(part.output, this.options.maxToolLines, (text) => this.cut(text));
+    const outcome = part.isError ? 'error, ' : '';
+    const inline = part.output.length <= 120 && !part.output.includes('\n');
+    const summary = inline ? `-> ${outcome}${part.output.trim() || 'empty'}` : `-> ${outcome}${lines.total} lines`;
+    if (call) call.candidate.text = `tool ${call.candidate.text.slice('assistant called '.length)} ${summary}`;
+    else this.add(`tool ${name} ${summary}`, 1 + (part.isError ? 2 : 0));
+    if (!inline) for (const line of lines.kept) this.add(`tool ${name}: ${line.text}`, line.score * SOURCE_WEIGHT.tool);
+  }
 }
 
 /** How greetings, thanks, agreement and praise open: such a sentence is kept only for a fact signal of its own. */

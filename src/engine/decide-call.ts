@@ -1,0 +1,58 @@
+import type { MessageMeter } from '../counting/message-meter.js';
+import type { EngineSettings } from '../options/engine-settings.js';
+import type { RecallStage } from '../recall/recall-stage.js';
+import type { SessionState } from '../session-state/session-state.js';
+import type { ResultInUse } from '../signals/results-in-use.js';
+import type { ProvisionalDrop } from '../store/state-records.js';
+import type { CacheEconomics } from '../strategies/cache-economics.js';
+import type { CallDescriptions, Memo } from '../strategies/observation-masking.js';
+import type { Boundary, SemanticTriggerOptions } from '../triggers/semantic-triggers.js';
+import type { TermMemo } from '../triggers/staleness.js';
+import type { CallFacts } from './call-facts.js';
+import type { CompressionPoint } from './compression-point.js';
+import type { FoldRunner } from './fold-runner.js';
+import type { Projection } from './projection.js';
+import type { Stage } from './run-stages.js';
+
+/**
+ * What the stages work with: the resolved settings, the engine's memos, fold runner and recall, and how to project a
+ * point and count it. Plain capabilities: the strategies the stages call get data only.
+ */
+export interface StageServices {
+  readonly settings: EngineSettings;
+  readonly cachePricing: { read?: number; write?: number } | undefined;
+  readonly meter: MessageMeter;
+  readonly memos: {
+    readonly placeholderTokens: Memo<number>;
+    readonly descriptions: CallDescriptions;
+    readonly terms: TermMemo;
+  };
+  readonly folds: FoldRunner;
+  readonly recall: RecallStage;
+  project(facts: CallFacts, point: CompressionPoint): Projection;
+  total(projection: Projection, point: CompressionPoint): number;
+  stateTokens(state: SessionState | undefined): number;
+  /** The results in `[from, to)` the assistant quoted after they came (`findResultsInUse`), read incrementally. */
+  quoted(facts: CallFacts, from: number, to: number): readonly ResultInUse[];
+  /** The segment boundaries of the call's history, found incrementally per conversation. */
+  boundaries(facts: CallFacts, options: SemanticTriggerOptions): readonly Boundary[];
+}
+
+/** What holds for every stage of one call: its facts and services, and what was known before the first stage. */
+export interface DecideCall {
+  readonly facts: CallFacts;
+  readonly services: StageServices;
+  readonly force: boolean;
+  /** Tokens of the prompt at the starting point. */
+  readonly tokensBefore: number;
+  /** Over the threshold at the start, or forced: the cache breaks anyway, masking clears every candidate. */
+  readonly pressure: boolean;
+  readonly economics: CacheEconomics;
+  /** Folding is on but waits after a recent summarizer failure (read once, before this call's first fold). */
+  readonly backingOff: boolean;
+  /** The drop an earlier call made because its summarizer failed, from the stored record. */
+  readonly provisional: ProvisionalDrop | undefined;
+}
+
+/** One stage of the decide pipeline. */
+export type DecideStage = Stage<DecideCall>;

@@ -1,0 +1,136 @@
+import { EMPTY_SESSION_STATE } from '../session-state/session-state.js';
+import { type FoldPlan, planBudgetFold, planSemanticFold } from '../strategies/folding.js';
+import type { CompressionDecision } from '../triggers/decisions.js';
+import type { DecideCall, DecideStage } from './decide-call.js';
+import type { StageContext, StagePlan } from './run-stages.js';
+
+/** Semantic folds one run of the stage may make in a row (each one summarizer call). */
+export const MAX_SEMANTIC_FOLDS = 3;
+/** Budget folds one call may make in a row (the forced one included), when a state came out larger than planned. */
+export const MAX_BUDGET_FOLDS = 3;
+
+type Context = StageContext<DecideCall>;
+
+/** Finished segments folded below the threshold, each fold paying for its cache break. */
+export const semanticFolds: DecideStage = {
+  name: 'semantic-folds',
+  rounds: MAX_SEMANTIC_FOLDS,
+  plan: (context) => semanticFold(context),
+};
+
+/** A forced call folds once on request (nothing when its turn was folded already). */
+export const forcedFold: DecideStage = {
+  name: 'forced-fold',
+  plan: (context) => (context.call.force ? fold(context, budgetPlan(context, true), true) : undefined),
+};
+
+/**
+ * Under pressure the cache breaks anyway: folds down to the target in this one break, not just below the threshold,
+ * and again while a fold's real state left the prompt over its target (a retry from the stored point would fold more).
+ */
+export const budgetFolds: DecideStage = {
+  name: 'budget-folds',
+  rounds: MAX_BUDGET_FOLDS,
+  plan: (context) =>
+    foldsOfBudget(context) < MAX_BUDGET_FOLDS ? fold(context, budgetPlan(context, false), false) : undefined,
+};
+
+/** The segments a budget fold left below the threshold, folded as a call from the stored point would fold them. */
+export const semanticFoldsAfterBudget: DecideStage = {
+  name: 'semantic-folds-after-budget',
+  rounds: MAX_SEMANTIC_FOLDS,
+  plan: (context) => (foldsOfBudget(context) > 0 ? semanticFold(context) : undefined),
+};
+
+/** Folds this call made on request or for the budget so far. */
+function foldsOfBudget(context: Context): number {
+  return context.applied.filter((stage) => stage === forcedFold || stage === budgetFolds).length;
+}
+
+/** Whether this call folds at all: folding is on and does not wait after a recent failure. */
+function folding({ call }: Context): boolean {
+  return call.services.settings.folding && !call.backingOff;
+}
+
+async function semanticFold(context: Context): Promise<StagePlan | undefined> {
+  if (!folding(context)) return undefined;
+  const { semantic } = context.call.services.settings;
+  let deferred: CompressionDecision | undefined;
+  const plan =
+    semantic && !context.call.force && context.tokens <= context.call.facts.limits.compressAt
+      ? planSemanticFold({
+          facts: context.call.facts,
+          point: context.point,
+          projection: context.projection,
+          stateTokens: context.call.services.stateTokens(context.point.state),
+          options: semantic,
+          economics: context.call.economics,
+          boundaries: () => context.call.services.boundaries(context.call.facts, semantic),
+          inUse: (to) => inUse(context, to),
+          onDeferred: (decision) => {
+            deferred = decision;
+          },
+        })
+      : undefined;
+  const folded = await fold(context, plan, false);
+  if (folded || !deferred) return folded;
+  return { point: context.point, report: { deferred: [deferred] } };
+}
+
+/** The quoted results up to `to`: one the prompt hides already (masked, redacted on request) holds no fold back. */
+function inUse({ call, point }: Context, to: number) {
+  return call.services
+    .quoted(call.facts, point.coveredCount, to)
+    .filter((result) => !point.masked.has(result.key) && !call.facts.redactions.has(result.key));
+}
+
+/** The budget's fold; a forced call's first fold is the forced one, the folds after it are the budget's. */
+function budgetPlan(context: Context, forced: boolean): FoldPlan | undefined {
+  if (!folding(context)) return undefined;
+  const { facts, tokensBefore, services } = context.call;
+  const { limits } = facts;
+  const target = tokensBefore > limits.compressAt ? limits.compressTo : limits.compressAt;
+  if (!forced && context.tokens <= target) return undefined;
+  return planBudgetFold({
+    facts,
+    point: context.point,
+    projection: context.projection,
+    stateTokens: services.stateTokens(context.point.state),
+    force: forced,
+    tokensBefore,
+  });
+}
+
+/**
+ * Runs a fold: kept when it shrank the prompt (or was forced). Not run after a failure in this call, nor when it could
+ * not shrink the prompt even with a state no larger than today's (unless forced).
+ */
+async function fold(context: Context, plan: FoldPlan | undefined, forced: boolean): Promise<StagePlan | undefined> {
+  if (!plan || context.report.failure || (!forced && !shrinks(context, plan.cut))) return undefined;
+  const { facts, services } = context.call;
+  const result = await services.folds.run(facts, context.point, plan);
+  if (result.failure) {
+    return { point: context.point, summarizerMs: result.summarizerMs, report: { failure: result.failure } };
+  }
+  return {
+    point: result.point,
+    summarizerMs: result.summarizerMs,
+    // nor kept when the state it made outweighs what left (a short turn re-sent as the pinned message)
+    onlyIfSmaller: !forced,
+    onDiscarded: () => services.folds.discarded(facts),
+    report: {
+      messagesFolded: plan.cut - context.point.coveredCount,
+      quotesRejected: result.quotesRejected,
+      decisions: [plan.decision],
+    },
+  };
+}
+
+/**
+ * Whether folding to `cut` could shrink the prompt at all: with a state no larger than the current one (the empty
+ * state's pair at the least), the prompt at the cut (a pinned user message included) must be smaller than now.
+ */
+function shrinks({ call, point, projection, tokens }: Context, cut: number): boolean {
+  const stateTokens = call.services.stateTokens(point.state ?? EMPTY_SESSION_STATE);
+  return projection.layout.total(cut, stateTokens) < tokens;
+}
