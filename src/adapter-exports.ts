@@ -27,9 +27,9 @@ export {
   UnknownContextWindowError,
 } from './errors.js';
 export { lookupContextWindow } from './options/context-windows.js';
+export { eraseStoredState } from './persistence/erase.js';
+export { memoryStateStore, type StateStore } from './persistence/state-store.js';
 export type { SessionState } from './session-state/session-state.js';
-export { eraseStoredState } from './store/erase.js';
-export { memoryStateStore, type StateStore } from './store/state-store.js';
 export { DEFAULT_REDACTION_TOOL_NAME } from './strategies/redaction.js';
 export { DEFAULT_RETRIEVAL_TOOL_NAME } from './strategies/retrieval-tool.js';
 export { extractiveSummarizer } from './summarizers/extractive-summarizer.js';

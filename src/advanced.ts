@@ -25,11 +25,11 @@ export {
   DEFAULT_SUMMARIZER_TIMEOUT_MS,
 } from './options/options.js';
 export { describeToolCall, maskedResultPlaceholder, redactedResultPlaceholder } from './options/prompts.js';
+export { DEFAULT_STORE_TIMEOUT_MS } from './persistence/guarded-store.js';
+export { DEFAULT_MEMORY_STORE_MAX_ENTRIES } from './persistence/state-store.js';
 export { mergeSessionStates } from './session-state/merge-session-state.js';
 export { renderSessionState, sessionStateMessages } from './session-state/render-session-state.js';
 export { EMPTY_SESSION_STATE, SessionStateSchema, SummarizerOutputSchema } from './session-state/session-state.js';
-export { DEFAULT_STORE_TIMEOUT_MS } from './store/guarded-store.js';
-export { DEFAULT_MEMORY_STORE_MAX_ENTRIES } from './store/state-store.js';
 export { truncateHeadAndTail } from './strategies/head-and-tail.js';
 export { DEFAULT_MASKING_OPTIONS } from './strategies/observation-masking.js';
 export { findOwnTools, type OwnToolNames } from './strategies/own-tools.js';

@@ -33,9 +33,9 @@ export {
   DEFAULT_SUMMARIZER_INSTRUCTIONS,
   DEFAULT_SUMMARIZER_PROMPT,
 } from './options/prompts.js';
+export { type EraseScope, eraseStoredState } from './persistence/erase.js';
+export { type MemoryStateStoreOptions, memoryStateStore, type StateStore } from './persistence/state-store.js';
 export type { SessionState } from './session-state/session-state.js';
-export { type EraseScope, eraseStoredState } from './store/erase.js';
-export { type MemoryStateStoreOptions, memoryStateStore, type StateStore } from './store/state-store.js';
 export type { MaskingOptions } from './strategies/observation-masking.js';
 export { DEFAULT_REDACTION_TOOL_NAME } from './strategies/redaction.js';
 export { DEFAULT_RETRIEVAL_TOOL_NAME } from './strategies/retrieval-tool.js';

@@ -1,7 +1,7 @@
 import { approximateCounter } from '../../src/counting/token-counter.js';
 import { CompressionEngine } from '../../src/engine/engine.js';
+import { memoryStateStore, type StateStore } from '../../src/persistence/state-store.js';
 import type { SessionState } from '../../src/session-state/session-state.js';
-import { memoryStateStore, type StateStore } from '../../src/store/state-store.js';
 import { type Message, messageText } from '../../src/transcript/transcript.js';
 
 /** One row of the concurrency table: parallel calls of one conversation on a store of some latency. */

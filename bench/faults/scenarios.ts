@@ -7,8 +7,8 @@ import { MessageMeter } from '../../src/counting/message-meter.js';
 import { approximateCounter, type TokenCounter } from '../../src/counting/token-counter.js';
 import type { CompressionErrorEvent } from '../../src/engine/events.js';
 import type { CompressionOptions } from '../../src/options/options.js';
+import { memoryStateStore, type StateStore } from '../../src/persistence/state-store.js';
 import type { SessionState } from '../../src/session-state/session-state.js';
-import { memoryStateStore, type StateStore } from '../../src/store/state-store.js';
 import { findPairingProblems } from '../../src/transcript/tool-pairs.js';
 
 /** The timeouts the fault table runs with (the defaults are 30 s for summarizers and 2 s for stores). */

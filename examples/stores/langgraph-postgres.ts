@@ -16,7 +16,7 @@ import { createAgent, tool } from 'langchain';
 import pg from 'pg';
 import { z } from 'zod';
 import { type CompressEvent, contextCompressionMiddleware, eraseStoredState } from '../../adapters/langchain/index.js';
-import { postgresStore } from '../../src/stores/postgres.js';
+import { postgresStore } from '../../src/stores/postgres-store.js';
 
 const connectionString = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const table = 'context_compression_example';

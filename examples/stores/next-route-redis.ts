@@ -10,8 +10,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { convertToModelMessages, streamText, type UIMessage } from 'ai';
 import { type CompressEvent, type StateStore, withContextCompression } from '../../adapters/ai-sdk/index.js';
-import { redisStore } from '../../src/stores/redis.js';
-import { unstorageStore } from '../../src/stores/unstorage.js';
+import { redisStore } from '../../src/stores/redis-store.js';
+import { unstorageStore } from '../../src/stores/unstorage-store.js';
 import { exampleModel } from '../lib/example-model.js';
 
 export const runtime = 'nodejs';

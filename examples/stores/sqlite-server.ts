@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateText, type ModelMessage } from 'ai';
 import { type CompressEvent, withContextCompression } from '../../adapters/ai-sdk/index.js';
-import { sqliteStore } from '../../src/stores/sqlite.js';
+import { sqliteStore } from '../../src/stores/sqlite-store.js';
 import { exampleModel } from '../lib/example-model.js';
 
 /** What the server answers about one call's compression. */

@@ -1,8 +1,8 @@
 import { hash53, hashChain } from '../counting/hash.js';
 import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import type { BudgetLimits } from '../options/budget.js';
+import type { StoreScope } from '../persistence/state-records.js';
 import type { StepSignals } from '../signals/step-signals.js';
-import type { StoreScope } from '../store/state-records.js';
 import { type MaskingOptions, maskableKeys } from '../strategies/observation-masking.js';
 import type { OwnToolNames } from '../strategies/own-tools.js';
 import { collectRedactions, type RedactionRules } from '../strategies/redaction.js';

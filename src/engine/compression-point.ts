@@ -1,5 +1,5 @@
+import type { StateRecord } from '../persistence/state-records.js';
 import type { SessionState } from '../session-state/session-state.js';
-import type { StateRecord } from '../store/state-records.js';
 import type { CallFacts } from './call-facts.js';
 
 /**

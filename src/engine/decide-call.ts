@@ -1,9 +1,9 @@
 import type { MessageMeter } from '../counting/message-meter.js';
 import type { EngineSettings } from '../options/engine-settings.js';
+import type { ProvisionalDrop } from '../persistence/state-records.js';
 import type { RecallStage } from '../recall/recall-stage.js';
 import type { SessionState } from '../session-state/session-state.js';
 import type { ResultInUse } from '../signals/results-in-use.js';
-import type { ProvisionalDrop } from '../store/state-records.js';
 import type { CacheEconomics } from '../strategies/cache-economics.js';
 import type { CallDescriptions, Memo } from '../strategies/observation-masking.js';
 import type { Boundary, SemanticTriggerOptions } from '../triggers/semantic-triggers.js';

@@ -1,4 +1,4 @@
-import type { ProvisionalDrop } from '../store/state-records.js';
+import type { ProvisionalDrop } from '../persistence/state-records.js';
 import { cacheEconomics } from '../strategies/cache-economics.js';
 import type { CallFacts } from './call-facts.js';
 import type { CompressionPoint } from './compression-point.js';

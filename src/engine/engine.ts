@@ -16,16 +16,16 @@ import {
   DEFAULT_SUMMARIZER_TIMEOUT_MS,
   validateOptions,
 } from '../options/options.js';
+import { foldLease } from '../persistence/fold-lease.js';
+import { DEFAULT_STORE_TIMEOUT_MS, guardedStore } from '../persistence/guarded-store.js';
+import { type StateRecord, StateRecords } from '../persistence/state-records.js';
+import { memoryStateStore } from '../persistence/state-store.js';
 import { RecallStage } from '../recall/recall-stage.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../recall/render-recall.js';
 import { sessionStateMessages } from '../session-state/render-session-state.js';
 import type { SessionState } from '../session-state/session-state.js';
 import { ResultsInUse } from '../signals/results-in-use.js';
 import { StepAnalyses } from '../signals/step-analyses.js';
-import { foldLease } from '../store/fold-lease.js';
-import { DEFAULT_STORE_TIMEOUT_MS, guardedStore } from '../store/guarded-store.js';
-import { type StateRecord, StateRecords } from '../store/state-records.js';
-import { memoryStateStore } from '../store/state-store.js';
 import { EDITED_MESSAGE_CACHE_SIZE, type ResultEdit } from '../strategies/observation-masking.js';
 import { extractiveSummarizer } from '../summarizers/extractive-summarizer.js';
 import { toSummarizer } from '../summarizers/summarizer.js';

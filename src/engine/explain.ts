@@ -1,5 +1,5 @@
 import type { CompressionOptions } from '../options/options.js';
-import { memoryStateStore } from '../store/state-store.js';
+import { memoryStateStore } from '../persistence/state-store.js';
 import { extractiveSummarizer } from '../summarizers/extractive-summarizer.js';
 import type { Message, Transcript } from '../transcript/transcript.js';
 import type { CompressionDecision } from '../triggers/decisions.js';

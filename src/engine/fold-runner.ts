@@ -4,11 +4,6 @@ import { hashString } from '../counting/hash.js';
 import type { MessageMeter } from '../counting/message-meter.js';
 import type { EmbeddingCache } from '../embeddings/embedder.js';
 import { type EmbedderError, SummarizerError } from '../errors.js';
-import { fitState } from '../session-state/fit-state.js';
-import { nextToolCalls, withoutEngineFields } from '../session-state/folded-calls.js';
-import { mergeSimilarQuotes, verifySalience } from '../session-state/salience.js';
-import type { SessionState } from '../session-state/session-state.js';
-import { appendToTimeline, timelineEntry } from '../session-state/timeline.js';
 import {
   type FoldLease,
   foldLeaseKeys,
@@ -17,7 +12,12 @@ import {
   newLease,
   readSharedFold,
   sharedFoldValue,
-} from '../store/fold-lease.js';
+} from '../persistence/fold-lease.js';
+import { fitState } from '../session-state/fit-state.js';
+import { nextToolCalls, withoutEngineFields } from '../session-state/folded-calls.js';
+import { mergeSimilarQuotes, verifySalience } from '../session-state/salience.js';
+import type { SessionState } from '../session-state/session-state.js';
+import { appendToTimeline, timelineEntry } from '../session-state/timeline.js';
 import { applyFold, type FoldPlan, messagesToFold } from '../strategies/folding.js';
 import { runSummarizer } from '../summarizers/run-summarizer.js';
 import type { Summarizer } from '../summarizers/summarizer.js';

@@ -1,5 +1,5 @@
 import { StoreError, ToolPairingError } from '../errors.js';
-import type { StateRecord } from '../store/state-records.js';
+import type { StateRecord } from '../persistence/state-records.js';
 import { repairToolPairs } from '../transcript/repair-tool-pairs.js';
 import { isCutPoint } from '../transcript/tool-pairs.js';
 import type { CallFacts } from './call-facts.js';

@@ -1,5 +1,5 @@
+import { type ProvisionalDrop, STATE_FORMAT_VERSION, type StateRecord } from '../persistence/state-records.js';
 import { EMPTY_SESSION_STATE } from '../session-state/session-state.js';
-import { type ProvisionalDrop, STATE_FORMAT_VERSION, type StateRecord } from '../store/state-records.js';
 import type { CallFacts } from './call-facts.js';
 import type { CompressionPoint } from './compression-point.js';
 

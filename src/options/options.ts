@@ -3,7 +3,7 @@ import type { TokenCounter } from '../counting/token-counter.js';
 import { type Embedder, isEmbedder } from '../embeddings/embedder.js';
 import type { CallReport, CompressEvent, CompressionErrorEvent } from '../engine/events.js';
 import { describeValue, InvalidOptionError, UnknownContextWindowError } from '../errors.js';
-import type { StateStore } from '../store/state-store.js';
+import type { StateStore } from '../persistence/state-store.js';
 import type { MaskingOptions } from '../strategies/observation-masking.js';
 import type { SummarizeFunction, Summarizer } from '../summarizers/summarizer.js';
 import type { SemanticTriggerOptions } from '../triggers/semantic-triggers.js';

@@ -7,10 +7,10 @@
 import { approximateCounter } from '../../src/counting/token-counter.js';
 import { CompressionEngine } from '../../src/engine/engine.js';
 import { SummarizerError } from '../../src/errors.js';
-import { postgresStore } from '../../src/store/postgres-store.js';
-import { redisStore } from '../../src/store/redis-store.js';
-import { sqliteStore } from '../../src/store/sqlite-store.js';
-import type { ClosableStateStore } from '../../src/store/state-store.js';
+import type { ClosableStateStore } from '../../src/persistence/state-store.js';
+import { postgresStore } from '../../src/stores/postgres-store.js';
+import { redisStore } from '../../src/stores/redis-store.js';
+import { sqliteStore } from '../../src/stores/sqlite-store.js';
 import { SYSTEM } from './fixtures.js';
 import { pairedCalls, sharedConversation, sharedState, stateMessageText } from './shared-conversation.js';
 

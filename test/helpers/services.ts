@@ -42,7 +42,7 @@ export const postgresDown = await reachable(POSTGRES_URL, async () => {
 
 /** `node:sqlite` where this Node.js has it (22.5 and later), and why not where it has not. */
 export const nodeSqlite = process.getBuiltinModule?.('node:sqlite') as
-  | { DatabaseSync: new (path: string) => import('../../src/store/sqlite-store.js').SqliteDatabase }
+  | { DatabaseSync: new (path: string) => import('../../src/stores/sqlite-store.js').SqliteDatabase }
   | undefined;
 export const noSqlite = nodeSqlite
   ? undefined

@@ -4,7 +4,7 @@ import { CompressionEngine } from '../../src/engine/engine.js';
 import { InvalidOptionError, UnknownContextWindowError } from '../../src/errors.js';
 import { lookupContextWindow } from '../../src/options/context-windows.js';
 import type { CompressionOptions } from '../../src/options/options.js';
-import { memoryStateStore } from '../../src/store/state-store.js';
+import { memoryStateStore } from '../../src/persistence/state-store.js';
 
 /** Builds an engine from options a JavaScript caller might pass, bypassing the type checker. */
 const build = (options: unknown) => new CompressionEngine(options as CompressionOptions);

@@ -7,7 +7,7 @@ import { compressMessages } from '../../adapters/langchain/index.js';
 import { approximateCounter } from '../../src/counting/token-counter.js';
 import { CompressionEngine } from '../../src/engine/engine.js';
 import { InvalidOptionError } from '../../src/errors.js';
-import { memoryStateStore } from '../../src/store/state-store.js';
+import { memoryStateStore } from '../../src/persistence/state-store.js';
 import { DEFAULT_REDACTION_TOOL_NAME } from '../../src/strategies/redaction.js';
 import { type Message, messageText } from '../../src/transcript/transcript.js';
 import { BUDGET, chat, chatModelMessages, meter, SYSTEM, setup, text } from '../helpers/fixtures.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { hash53, hashChain } from '../../src/counting/hash.js';
+import { MAX_INDEXED_CUTS, type StateRecord, StateRecords } from '../../src/persistence/state-records.js';
+import { memoryStateStore, type StateStore } from '../../src/persistence/state-store.js';
 import type { SessionState } from '../../src/session-state/session-state.js';
-import { MAX_INDEXED_CUTS, type StateRecord, StateRecords } from '../../src/store/state-records.js';
-import { memoryStateStore, type StateStore } from '../../src/store/state-store.js';
 
 describe('memoryStateStore', () => {
   it('evicts the least recently written entry past maxEntries', async () => {

@@ -6,7 +6,7 @@ import { compressMessages } from '../../adapters/langchain/index.js';
 import { approximateCounter } from '../../src/counting/token-counter.js';
 import { CompressionEngine } from '../../src/engine/engine.js';
 import { InvalidOptionError, ListenerError, StoreError } from '../../src/errors.js';
-import { memoryStateStore, type StateStore } from '../../src/store/state-store.js';
+import { memoryStateStore, type StateStore } from '../../src/persistence/state-store.js';
 import { type Message, messageText } from '../../src/transcript/transcript.js';
 import { chat, chatModelMessages, setup, text } from '../helpers/fixtures.js';
 import { echoModel } from '../helpers/mock-model.js';

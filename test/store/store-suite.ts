@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ClosableStateStore } from '../../src/store/state-store.js';
+import type { ClosableStateStore } from '../../src/persistence/state-store.js';
 
 /** What the shared suite needs of a store under test. */
 export interface StoreUnderTest {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CompressOutput } from '../../src/engine/compress-call.js';
 import { type CompressionOptions, DEFAULT_CACHE_PRICING } from '../../src/options/options.js';
-import { memoryStateStore } from '../../src/store/state-store.js';
+import { memoryStateStore } from '../../src/persistence/state-store.js';
 import { MASKING_PAYOFF_MARGIN } from '../../src/strategies/cache-economics.js';
 import {
   DEFAULT_MASKING_OPTIONS,

@@ -3,8 +3,8 @@ import { generateText, type ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { type CompressionErrorEvent, withContextCompression } from '../../../adapters/ai-sdk/index.js';
 import { approximateCounter } from '../../../src/counting/token-counter.js';
+import type { StateStore } from '../../../src/persistence/state-store.js';
 import type { SessionState } from '../../../src/session-state/session-state.js';
-import type { StateStore } from '../../../src/store/state-store.js';
 import type { SummarizeInput } from '../../../src/summarizers/summarizer.js';
 import { echoModel } from '../../helpers/mock-model.js';
 

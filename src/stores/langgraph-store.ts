@@ -1,4 +1,8 @@
-import type { ClosableStateStore, StateStoreSetOptions } from './state-store.js';
+/**
+ * `context-compression/stores/langgraph`: the state in a LangGraph `BaseStore` (`InMemoryStore`, `PostgresStore`,
+ * the platform's store, ...). Imports nothing of LangGraph: pass the store your graph uses.
+ */
+import type { ClosableStateStore, StateStoreSetOptions } from '../persistence/state-store.js';
 
 /**
  * The part of a LangGraph `BaseStore` (`InMemoryStore`, `PostgresStore`, the platform's store, ...) the store uses.
@@ -139,3 +143,6 @@ export function langgraphStore(
     async close() {},
   };
 }
+
+// the store contract, for code that takes this store as a StateStore
+export type { ClosableStateStore, StateStore, StateStoreSetOptions } from '../persistence/state-store.js';

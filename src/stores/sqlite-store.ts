@@ -1,4 +1,8 @@
-import type { ClosableStateStore, StateStoreSetOptions } from './state-store.js';
+/**
+ * `context-compression/stores/sqlite`: the state in a SQLite file, kept across restarts on one machine. Opens the file
+ * with `node:sqlite` (Node.js 22.5 and later, nothing to install), or uses a better-sqlite3 database of the caller's.
+ */
+import type { ClosableStateStore, StateStoreSetOptions } from '../persistence/state-store.js';
 
 /** A prepared statement, as `node:sqlite` and better-sqlite3 both have it (positional parameters). */
 export interface SqliteStatement {
@@ -189,3 +193,6 @@ export function sqliteStore(options: SqliteStoreOptions): ClosableStateStore {
     },
   };
 }
+
+// the store contract, for code that takes this store as a StateStore
+export type { ClosableStateStore, StateStore, StateStoreSetOptions } from '../persistence/state-store.js';

@@ -1,4 +1,8 @@
-import type { ClosableStateStore, StateStoreSetOptions } from './state-store.js';
+/**
+ * `context-compression/stores/unstorage`: the state in any unstorage driver (Upstash, Vercel KV, Cloudflare KV, fs,
+ * ...). Imports nothing of unstorage: pass the `Storage` your app made.
+ */
+import type { ClosableStateStore, StateStoreSetOptions } from '../persistence/state-store.js';
 
 /** The part of an unstorage `Storage` (`createStorage({ driver })`) the store uses. */
 export interface UnstorageLike {
@@ -95,3 +99,6 @@ export function unstorageStore(
     async close() {},
   };
 }
+
+// the store contract, for code that takes this store as a StateStore
+export type { ClosableStateStore, StateStore, StateStoreSetOptions } from '../persistence/state-store.js';

@@ -1,4 +1,8 @@
-import type { ClosableStateStore, StateStoreSetOptions } from './state-store.js';
+/**
+ * `context-compression/stores/postgres`: the state in PostgreSQL, shared by every instance of a service. Needs `pg`, an
+ * optional peer dependency loaded only by this store.
+ */
+import type { ClosableStateStore, StateStoreSetOptions } from '../persistence/state-store.js';
 import { lazyConnection, parseStoredText } from './store-connection.js';
 
 /** The part of a `pg` pool (or client) the store uses. */
@@ -117,3 +121,6 @@ async function connect(options: PostgresStoreOptions, quoted: string, index: str
   await client.query(`COMMENT ON TABLE ${quoted} IS 'context-compression state v1'`);
   return client;
 }
+
+// the store contract, for code that takes this store as a StateStore
+export type { ClosableStateStore, StateStore, StateStoreSetOptions } from '../persistence/state-store.js';

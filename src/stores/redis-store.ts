@@ -1,4 +1,8 @@
-import type { ClosableStateStore, StateStoreSetOptions } from './state-store.js';
+/**
+ * `context-compression/stores/redis`: the state in Redis, shared by every instance of a service. Needs `redis`
+ * (node-redis v5), an optional peer dependency loaded only by this store.
+ */
+import type { ClosableStateStore, StateStoreSetOptions } from '../persistence/state-store.js';
 import { lazyConnection, parseStoredText } from './store-connection.js';
 
 /**
@@ -88,3 +92,6 @@ export function redisStore(options: RedisStoreOptions): ClosableStateStore {
     },
   };
 }
+
+// the store contract, for code that takes this store as a StateStore
+export type { ClosableStateStore, StateStore, StateStoreSetOptions } from '../persistence/state-store.js';
