@@ -10,7 +10,7 @@ import { type FoldPlan, planBudgetFold, planSemanticFold } from '../strategies/f
 import { applyMasking, planMasking } from '../strategies/masking-plan.js';
 import type { CallDescriptions, Memo } from '../strategies/observation-masking.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
-import type { Boundary, SemanticTriggerOptions } from '../triggers/semantic-triggers.js';
+import type { Boundary, SemanticTriggerSettings } from '../triggers/semantic-triggers.js';
 import type { TermMemo } from '../triggers/staleness.js';
 import type { CallFacts } from './call-facts.js';
 import type { CompressionPoint } from './compression-point.js';
@@ -24,7 +24,7 @@ import { recordFor } from './record-for.js';
  */
 export interface DecideStages {
   readonly settings: EngineSettings;
-  readonly cachePricing: { read?: number; write?: number } | undefined;
+  readonly cachePricing: { readonly read: number; readonly write: number };
   readonly meter: MessageMeter;
   readonly memos: {
     readonly placeholderTokens: Memo<number>;
@@ -38,7 +38,7 @@ export interface DecideStages {
   /** The results in `[from, to)` the assistant quoted after they came (`findResultsInUse`), read incrementally. */
   quoted(facts: CallFacts, from: number, to: number): readonly ResultInUse[];
   /** The segment boundaries of the call's history, found incrementally per conversation. */
-  boundaries(facts: CallFacts, options: SemanticTriggerOptions): readonly Boundary[];
+  boundaries(facts: CallFacts, options: SemanticTriggerSettings): readonly Boundary[];
 }
 
 /** Where the decide stage left a call: the point, what the model sees there, and what changed on the way. */

@@ -6,7 +6,7 @@ import type { CompressionDecision } from '../triggers/decisions.js';
 import {
   findStaleObservations,
   findSupersededObservations,
-  type StalenessOptions,
+  type StalenessSettings,
   type StaleObservation,
   type TermMemo,
 } from '../triggers/staleness.js';
@@ -59,7 +59,7 @@ export function planMasking({
   pressure: boolean;
   force: boolean;
   masking: Required<MaskingOptions>;
-  staleness: StalenessOptions | undefined;
+  staleness: StalenessSettings | undefined;
   economics: CacheEconomics;
   meter: MessageMeter;
   /** Memo of placeholder token counts, kept by the engine across calls. */
