@@ -7,13 +7,18 @@ import { describeValue, InvalidOptionError } from '../errors.js';
  */
 export function optionIssueError(
   schema: z.ZodType,
-  issue: z.core.$ZodIssue | undefined,
+  found: z.core.$ZodIssue | undefined,
   root: unknown,
   where: string,
 ): InvalidOptionError {
-  issue = innermost(issue);
+  const issue = innermost(found);
   const path = (issue?.path ?? []).map(String);
-  const name = (keys: readonly string[]) => [where, ...keys].filter(Boolean).join('.') || 'options';
+  // an array's items by index, `excludeTools[1]`, as the caller would write them
+  const name = (keys: readonly string[]) =>
+    keys.reduce(
+      (written, key) => (/^\d+$/.test(key) ? `${written}[${key}]` : written ? `${written}.${key}` : key),
+      where,
+    ) || 'options';
   if (issue?.code === 'unrecognized_keys') {
     const key = issue.keys[0] ?? '';
     const known = Object.keys(objectAt(schema, path)?.shape ?? {});
@@ -96,7 +101,7 @@ export function parseOptions<Schema extends z.ZodType>(
   options: unknown,
   where: string,
 ): z.output<Schema> {
-  const parsed = schema.safeParse(options ?? {});
+  const parsed = schema.safeParse(options === undefined ? {} : options);
   if (parsed.success) return parsed.data;
   throw optionIssueError(schema, parsed.error.issues[0], options, where);
 }
