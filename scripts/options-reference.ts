@@ -9,6 +9,7 @@ import ts from 'typescript';
 import { z } from 'zod';
 import { CALL_OPTIONS_KEY, CallOptionsSchema } from '../src/options/call-options.js';
 import { CompressionOptionsSchema } from '../src/options/compression-options.js';
+import { ExtractiveSummarizerOptionsSchema } from '../src/options/extractive-summarizer-options.js';
 import { allowedOf } from '../src/options/option-fields.js';
 
 const OPTIONS_DIRECTORY = fileURLToPath(new URL('../src/options/', import.meta.url));
@@ -30,7 +31,10 @@ export interface OptionRow {
 /** JSDoc of an object literal's keys, nested object literals by dotted path. */
 type KeyDocs = Map<string, { text: string; defaultText: string | undefined }>;
 
-/** The object literal of every `const XSchema = group({...})` / `z.strictObject({...})` of the options sources. */
+/**
+ * The object literal of every `const XSchema = group({...})` / `z.strictObject({...})` of the options sources, and of
+ * the plain `const shape = {...}` that schemas share.
+ */
 function schemaLiterals(): Map<string, ts.ObjectLiteralExpression> {
   const literals = new Map<string, ts.ObjectLiteralExpression>();
   for (const file of readdirSync(OPTIONS_DIRECTORY).filter((name) => name.endsWith('.ts'))) {
@@ -42,7 +46,9 @@ function schemaLiterals(): Map<string, ts.ObjectLiteralExpression> {
     );
     const visit = (node: ts.Node) => {
       if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer) {
-        const literal = objectArgument(node.initializer);
+        const literal = ts.isObjectLiteralExpression(node.initializer)
+          ? node.initializer
+          : objectArgument(node.initializer);
         if (literal) literals.set(node.name.text, literal);
       }
       ts.forEachChild(node, visit);
@@ -151,7 +157,7 @@ function rowsOf(object: z.ZodObject, docs: KeyDocs, prefix = ''): OptionRow[] {
 }
 
 /** The engine's options and the per-call options, as the reference lists them. */
-export function optionRows(): { engine: OptionRow[]; call: OptionRow[] } {
+export function optionRows(): { engine: OptionRow[]; call: OptionRow[]; extractive: OptionRow[] } {
   const literals = schemaLiterals();
   const docsOf = (name: string) => {
     const literal = literals.get(name);
@@ -161,6 +167,7 @@ export function optionRows(): { engine: OptionRow[]; call: OptionRow[] } {
   return {
     engine: rowsOf(CompressionOptionsSchema, docsOf('CompressionOptionsSchema')),
     call: rowsOf(CallOptionsSchema, docsOf('CallOptionsSchema')),
+    extractive: rowsOf(ExtractiveSummarizerOptionsSchema, docsOf('ExtractiveSummarizerOptionsSchema')),
   };
 }
 
@@ -196,7 +203,7 @@ function table(rows: readonly OptionRow[]): string {
 
 /** The text of docs/options.md. */
 export function optionsReference(): string {
-  const { engine, call } = optionRows();
+  const { engine, call, extractive } = optionRows();
   return `<!-- Generated from the options schemas by \`npm run docs:options\`: edit the schemas' JSDoc, not this file. -->
 
 # Options reference
@@ -217,6 +224,13 @@ Given with one call: in the AI SDK as \`providerOptions['${CALL_OPTIONS_KEY}']\`
 \`configurable['${CALL_OPTIONS_KEY}']\` of the call's config. They are checked on every call.
 
 ${table(call)}
+
+## Extractive summarizer options
+
+The options of \`extractiveSummarizer(options)\`, the offline summarizer used when no \`summarizer\` is given (with its
+defaults). They are checked when it is made.
+
+${table(extractive)}
 `;
 }
 

@@ -6,6 +6,7 @@ import { CompressionEngine } from '../../src/engine/engine.js';
 import { InvalidOptionError } from '../../src/errors.js';
 import { parseCallOptions } from '../../src/options/call-options.js';
 import type { CompressionOptions } from '../../src/options/options.js';
+import { extractiveSummarizer } from '../../src/summarizers/extractive-summarizer.js';
 import { findBoundaries } from '../../src/triggers/semantic-triggers.js';
 import { findStaleObservations } from '../../src/triggers/staleness.js';
 import { echoModel } from '../helpers/mock-model.js';
@@ -190,6 +191,25 @@ describe('detectors called on their own check their options alike', () => {
       errorOf(() => findStaleObservations({ messages: [], steps: [], sites: [], from: 0, options: { window: 0 } }))
         .message,
     ).toBe('Invalid option `window`: must be a whole number of steps of at least 1 (got 0)');
+  });
+});
+
+describe('extractiveSummarizer options', () => {
+  it.each<[Record<string, unknown>, string, string]>([
+    [{ maxLogos: -1 }, 'maxLogos', 'must be a whole number of at least 0 (got -1)'],
+    [{ maxSentenceChars: 1 }, 'maxSentenceChars', 'must be a whole number of characters of at least 2 (got 1)'],
+    [{ maxChars: Number.NaN }, 'maxChars', 'must be a whole number of characters of at least 0 (got NaN)'],
+    [{ merge: { similarity: 2 } }, 'merge.similarity', 'must be a number greater than 0 and at most 1 (got 2)'],
+    [
+      { merge: { maxEntries: { logos: 2.5 } } },
+      'merge.maxEntries.logos',
+      'must be a whole number of at least 0 (got 2.5)',
+    ],
+    [{ merge: { maxChars: 10 } }, 'merge.maxChars', 'unknown option; the options are similarity, maxEntries (got 10)'],
+  ])('%j', (options, path, message) => {
+    const error = errorOf(() => extractiveSummarizer(options));
+    expect(error.option).toBe(path);
+    expect(error.message).toBe(`Invalid option \`${path}\`: ${message}`);
   });
 });
 

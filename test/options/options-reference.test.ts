@@ -8,8 +8,8 @@ describe('docs/options.md', () => {
   });
 
   it("every default the schema gives is the one the option's JSDoc shows on hover", () => {
-    const { engine, call } = optionRows();
-    for (const row of [...engine, ...call]) {
+    const { engine, call, extractive } = optionRows();
+    for (const row of [...engine, ...call, ...extractive]) {
       if (typeof row.value !== 'number' && typeof row.value !== 'boolean') continue;
       expect(row.documentedDefault, row.path).toBeDefined();
       expect(
