@@ -28,51 +28,66 @@ export interface OptionRow {
   readonly description: string;
 }
 
-/** JSDoc of an object literal's keys, nested object literals by dotted path. */
+/** The JSDoc of a shape's keys, and of its nested shapes' keys by dotted path. */
 type KeyDocs = Map<string, { text: string; defaultText: string | undefined }>;
 
-/**
- * The object literal of every `const XSchema = group({...})` / `z.strictObject({...})` of the options sources, and of
- * the plain `const shape = {...}` that schemas share.
- */
-function schemaLiterals(): Map<string, ts.ObjectLiteralExpression> {
-  const literals = new Map<string, ts.ObjectLiteralExpression>();
+/** The initializer of every top-level `const` of the options sources, by name: schemas and their shapes. */
+function declarations(): Map<string, ts.Expression> {
+  const found = new Map<string, ts.Expression>();
   for (const file of readdirSync(OPTIONS_DIRECTORY).filter((name) => name.endsWith('.ts'))) {
-    const source = ts.createSourceFile(
-      file,
-      readFileSync(OPTIONS_DIRECTORY + file, 'utf8'),
-      ts.ScriptTarget.Latest,
-      true,
-    );
-    const visit = (node: ts.Node) => {
-      if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer) {
-        const literal = ts.isObjectLiteralExpression(node.initializer)
-          ? node.initializer
-          : objectArgument(node.initializer);
-        if (literal) literals.set(node.name.text, literal);
+    const text = readFileSync(OPTIONS_DIRECTORY + file, 'utf8');
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    for (const statement of source.statements) {
+      if (!ts.isVariableStatement(statement)) continue;
+      for (const declaration of statement.declarationList.declarations) {
+        if (ts.isIdentifier(declaration.name) && declaration.initializer) {
+          found.set(declaration.name.text, declaration.initializer);
+        }
       }
-      ts.forEachChild(node, visit);
-    };
-    visit(source);
+    }
   }
-  return literals;
+  return found;
 }
 
-/** The `{...}` of a `group({...})` or `z.strictObject({...})` call, when `node` is one. */
-function objectArgument(node: ts.Node): ts.ObjectLiteralExpression | undefined {
-  if (!ts.isCallExpression(node)) return undefined;
-  const callee = node.expression;
-  const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : '';
-  const [first] = node.arguments;
-  return (name === 'group' || name === 'strictObject') && first && ts.isObjectLiteralExpression(first)
-    ? first
-    : undefined;
+/**
+ * The shape (object literal) a schema expression is built from: a `const` named in it, or the argument of its
+ * `group(...)` / `z.strictObject(...)`. Object literals given as values (`.prefault({})`, `.default({...})`) are no shape.
+ */
+function shapeIn(node: ts.Node, consts: Map<string, ts.Expression>): ts.ObjectLiteralExpression | undefined {
+  if (ts.isIdentifier(node)) {
+    const initializer = consts.get(node.text);
+    if (!initializer) return undefined;
+    return ts.isObjectLiteralExpression(initializer) ? initializer : shapeIn(initializer, consts);
+  }
+  if (ts.isCallExpression(node)) {
+    const callee = node.expression;
+    const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : '';
+    const [first] = node.arguments;
+    if ((name === 'group' || name === 'strictObject') && first) {
+      return ts.isObjectLiteralExpression(first) ? first : shapeIn(first, consts);
+    }
+  }
+  let found: ts.ObjectLiteralExpression | undefined;
+  ts.forEachChild(node, (child) => {
+    // a method's name (`.default`) is no const, and a function's body builds no shape
+    const skipped =
+      ts.isObjectLiteralExpression(child) ||
+      ts.isArrowFunction(child) ||
+      (ts.isPropertyAccessExpression(node) && child === node.name);
+    if (!skipped) found ??= shapeIn(child, consts);
+  });
+  return found;
 }
 
-/** The keys' JSDoc of a schema's object literal, and of the nested objects inside each key's schema. */
-function keyDocs(literal: ts.ObjectLiteralExpression, literals: Map<string, ts.ObjectLiteralExpression>): KeyDocs {
+/** The keys' JSDoc of a shape, and of the shapes nested in each key's schema, by dotted path. */
+function keyDocs(shape: ts.ObjectLiteralExpression, consts: Map<string, ts.Expression>): KeyDocs {
   const docs: KeyDocs = new Map();
-  for (const property of literal.properties) {
+  for (const property of shape.properties) {
+    if (ts.isSpreadAssignment(property)) {
+      const spread = shapeIn(property.expression, consts);
+      if (spread) for (const [path, doc] of keyDocs(spread, consts)) docs.set(path, doc);
+      continue;
+    }
     if (!ts.isPropertyAssignment(property) || !ts.isIdentifier(property.name)) continue;
     const key = property.name.text;
     const jsDoc = ts.getJSDocCommentsAndTags(property).find(ts.isJSDoc);
@@ -81,25 +96,10 @@ function keyDocs(literal: ts.ObjectLiteralExpression, literals: Map<string, ts.O
       text: oneLine(ts.getTextOfJSDocComment(jsDoc?.comment) ?? ''),
       defaultText: tag ? oneLine(ts.getTextOfJSDocComment(tag.comment) ?? '') : undefined,
     });
-    const nested = nestedLiteral(property.initializer, literals);
-    if (nested) for (const [path, doc] of keyDocs(nested, literals)) docs.set(`${key}.${path}`, doc);
+    const nested = shapeIn(property.initializer, consts);
+    if (nested) for (const [path, doc] of keyDocs(nested, consts)) docs.set(`${key}.${path}`, doc);
   }
   return docs;
-}
-
-/** The object literal of the nested options inside a key's schema: written in place, or a named schema. */
-function nestedLiteral(
-  node: ts.Node,
-  literals: Map<string, ts.ObjectLiteralExpression>,
-): ts.ObjectLiteralExpression | undefined {
-  const own = objectArgument(node);
-  if (own) return own;
-  if (ts.isIdentifier(node)) return literals.get(node.text);
-  let found: ts.ObjectLiteralExpression | undefined;
-  ts.forEachChild(node, (child) => {
-    found ??= nestedLiteral(child, literals);
-  });
-  return found;
 }
 
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
@@ -156,13 +156,14 @@ function rowsOf(object: z.ZodObject, docs: KeyDocs, prefix = ''): OptionRow[] {
   });
 }
 
-/** The engine's options and the per-call options, as the reference lists them. */
+/** The engine's options, the per-call options and the extractive summarizer's, as the reference lists them. */
 export function optionRows(): { engine: OptionRow[]; call: OptionRow[]; extractive: OptionRow[] } {
-  const literals = schemaLiterals();
+  const consts = declarations();
   const docsOf = (name: string) => {
-    const literal = literals.get(name);
-    if (!literal) throw new Error(`no \`const ${name} = ...({ ... })\` in src/options`);
-    return keyDocs(literal, literals);
+    const initializer = consts.get(name);
+    const shape = initializer && shapeIn(initializer, consts);
+    if (!shape) throw new Error(`no \`const ${name}\` built from a shape in src/options`);
+    return keyDocs(shape, consts);
   };
   return {
     engine: rowsOf(CompressionOptionsSchema, docsOf('CompressionOptionsSchema')),

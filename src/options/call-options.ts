@@ -1,19 +1,21 @@
 import type { z } from 'zod';
-import { flag, group, text } from './option-fields.js';
+import { flag, group, type StrictObject, text } from './option-fields.js';
 import { parseOptions } from './option-issue-error.js';
 
 /** The key under which every adapter reads per-call options (AI SDK `providerOptions`, LangChain `configurable`). */
 export const CALL_OPTIONS_KEY = 'context-compression';
 
-/** Per-call options, the same for every adapter. */
-export const CallOptionsSchema = group({
+const callOptionsShape = {
   /** Separates stored state, e.g. per user or tenant; added to the engine's namespace. @default '' */
   namespace: text().default(''),
   /** Sends this call's prompt untouched. @default false */
   disable: flag().default(false),
   /** Folds all complete turns now, whatever the budget says. @default false */
   force: flag().default(false),
-});
+};
+
+/** Per-call options, the same for every adapter. */
+export const CallOptionsSchema: StrictObject<typeof callOptionsShape> = group(callOptionsShape);
 
 /** Per-call options: `namespace`, `disable`, `force`. */
 export type ContextCompressionCallOptions = z.input<typeof CallOptionsSchema>;

@@ -2,13 +2,14 @@ import { z } from 'zod';
 import type { TokenCounter } from '../counting/token-counter.js';
 import { DEFAULT_EMBEDDER_TIMEOUT_MS, type Embedder, isEmbedder } from '../embeddings/embedder.js';
 import type { CallReport, CompressEvent, CompressionErrorEvent } from '../engine/events.js';
+import { INTENT_ORDER } from '../signals/intent.js';
+import type { Intent } from '../signals/step-signals.js';
+import { DEFAULT_INTENT_TRANSITIONS } from '../signals/transcript-signals.js';
 import { DEFAULT_FOLD_LEASE_WAIT_MS } from '../store/fold-lease.js';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../store/guarded-store.js';
 import type { StateStore } from '../store/state-store.js';
-import { DEFAULT_REDACTION_TOOL_NAME } from '../strategies/redaction.js';
 import { extractiveSummarizer } from '../summarizers/extractive-summarizer.js';
 import type { SummarizeFunction, Summarizer } from '../summarizers/summarizer.js';
-import { MaskingOptionsSchema } from './masking-options.js';
 import {
   callback,
   custom,
@@ -17,6 +18,7 @@ import {
   hasMethods,
   nonEmptyText,
   number,
+  type StrictObject,
   share,
   switchable,
   text,
@@ -24,9 +26,13 @@ import {
   toolNames,
   whole,
 } from './option-fields.js';
-import { DEFAULT_AWARENESS_BLOCK, DEFAULT_STATE_ACKNOWLEDGEMENT } from './prompts.js';
-import { SemanticTriggerOptionsSchema } from './semantic-trigger-options.js';
-import { StalenessOptionsSchema } from './staleness-options.js';
+import { DEFAULT_AWARENESS_BLOCK, DEFAULT_REDACTION_TOOL_NAME, DEFAULT_STATE_ACKNOWLEDGEMENT } from './prompts.js';
+
+/*
+ * The engine's options, nested ones included, in one file: TypeScript's declaration output keeps the JSDoc of an
+ * option (its hover docs, with `@default`) only where the schema holding it is declared in the same file as the
+ * schema that nests it, and each shape sits in a `const` of its own (see `StrictObject`).
+ */
 
 /** Tokens kept free for the model's answer when `reserveOutputTokens` is not given. */
 export const DEFAULT_RESERVE_OUTPUT_TOKENS = 4_096;
@@ -45,24 +51,173 @@ export const DEFAULT_SUMMARIZER_TIMEOUT_MS = 30_000;
 /** How long stored states live. */
 export const DEFAULT_STATE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** Prompt-cache prices as multiples of the input price. */
-const CachePricingSchema = group({
+const maskingShape = {
+  /** Tool results kept verbatim, counted from the newest. @default 10 */
+  keepRecent: whole(0).default(10),
+  /** A masking step must free at least this many tokens, so the masked boundary moves in batches. @default 2000 */
+  clearAtLeast: whole(0, ' of tokens').default(2_000),
+  /** Tools whose results are never masked or redacted. @default [] */
+  excludeTools: toolNames().default([]),
+};
+
+/** Options of observation masking: old tool results become short placeholders, their calls stay. */
+export const MaskingOptionsSchema: StrictObject<typeof maskingShape> = group(maskingShape);
+
+/** Options of observation masking: old tool results become short placeholders, their calls stay. */
+export type MaskingOptions = z.input<typeof MaskingOptionsSchema>;
+
+/** Masking options with every default in place. */
+export type MaskingSettings = z.output<typeof MaskingOptionsSchema>;
+
+/** Defaults of observation masking. */
+export const DEFAULT_MASKING_OPTIONS: Readonly<MaskingSettings> = Object.freeze(MaskingOptionsSchema.parse({}));
+
+const intents = INTENT_ORDER.join(', ');
+const transitionsAllowed = `an array of [from, to] pairs of intents (${intents})`;
+const intent = z.enum(INTENT_ORDER as [Intent, ...Intent[]], { error: `an intent: ${intents}` });
+
+const semanticTriggerShape = {
+  /** Edit -> test -> pass sequences and explicit completion statements. @default true */
+  subtask: flag().default(true),
+  /** Transitions of the assistant's intent, e.g. EXPLORE -> IMPLEMENT. @default true */
+  intent: flag().default(true),
+  /** A switch of working file after edits. @default true */
+  file: flag().default(true),
+  /** A switch of module (leading directories) after edits. @default true */
+  module: flag().default(true),
+  /** A test that passes after it failed. @default true */
+  test: flag().default(true),
+  /** A successful state-changing API call of a function-calling agent (update_, book_, cancel_, ...). @default true */
+  api: flag().default(true),
+  /** Intent transitions that end a segment. @default DEFAULT_INTENT_TRANSITIONS */
+  transitions: z
+    .array(z.tuple([intent, intent], { error: 'a [from, to] pair of intents' }).readonly(), {
+      error: transitionsAllowed,
+    })
+    .readonly()
+    .meta({ allowed: transitionsAllowed })
+    .default(DEFAULT_INTENT_TRANSITIONS),
+  /** A semantic fold below the budget threshold must free at least this many tokens. @default 2000 */
+  minTokens: whole(0, ' of tokens').default(2_000),
+  /**
+   * Put off a fold while the work after the segment still quotes the segment's tool results: a path, a name or a
+   * value from a result that the assistant wrote again in a later step (see `findResultsInUse`). Hiding what the
+   * agent works from is the likeliest way to make it fetch it again; the fold comes once the work moved on, or when
+   * the budget asks. @default true
+   */
+  deferWhileQuoted: flag().default(true),
+};
+
+/** Which semantic detectors run, and how much a semantic fold must free. */
+export const SemanticTriggerOptionsSchema: StrictObject<typeof semanticTriggerShape> = group(semanticTriggerShape);
+
+/** Which semantic detectors run, and how much a semantic fold must free. */
+export type SemanticTriggerOptions = z.input<typeof SemanticTriggerOptionsSchema>;
+
+/** Semantic trigger options with every default in place. */
+export type SemanticTriggerSettings = z.output<typeof SemanticTriggerOptionsSchema>;
+
+/** Defaults of the semantic triggers. */
+export const DEFAULT_SEMANTIC_TRIGGER_OPTIONS: Readonly<SemanticTriggerSettings> = Object.freeze(
+  SemanticTriggerOptionsSchema.parse({}),
+);
+
+const weight = () => number('a number of at least 0', (schema) => schema.min(0));
+
+const weightsShape = {
+  /** Weight of the observation's age. */
+  age: weight(),
+  /** Weight of the missing references to it in the recent steps. */
+  references: weight(),
+  /** Weight of its missing relevance to the recent steps. */
+  relevance: weight(),
+};
+
+/** Weights of the staleness score's three terms, all three given. */
+const StalenessWeightsSchema: StrictObject<typeof weightsShape> = group(weightsShape);
+
+const stalenessShape = {
+  /** Weights of age, missing recent references and missing relevance. @default { age: 0.3, references: 0.4, relevance: 0.3 } */
+  weights: StalenessWeightsSchema.default({ age: 0.3, references: 0.4, relevance: 0.3 }),
+  /** Steps after which an observation counts as fully aged. @default 20 */
+  maxAge: whole(1, ' of steps').default(20),
+  /** References in the recent window that make an observation fully referenced. @default 3 */
+  maxReferences: whole(1).default(3),
+  /** Recent steps read for references and relevance. @default 5 */
+  window: whole(1, ' of steps').default(5),
+  /** Score from which an observation is stale. @default 0.7 */
+  threshold: weight().default(0.7),
+  /**
+   * Relevance (0 to 1) of an observation to the recent context; plug in embeddings here.
+   * @default lexical TF-IDF cosine
+   */
+  relevance: callback<(observation: string, context: string) => number>().optional(),
+};
+
+/** Options of the staleness detector (seed formula: 0.3 age + 0.4 references + 0.3 relevance, threshold 0.7). */
+export const StalenessOptionsSchema: StrictObject<typeof stalenessShape> = group(stalenessShape);
+
+/** Options of the staleness detector. */
+export type StalenessOptions = z.input<typeof StalenessOptionsSchema>;
+
+/** Staleness options with every default in place. */
+export type StalenessSettings = z.output<typeof StalenessOptionsSchema>;
+
+/** Defaults of the staleness detector (seed formula: 0.3 age + 0.4 references + 0.3 relevance, threshold 0.7). */
+export const DEFAULT_STALENESS_OPTIONS: Readonly<StalenessSettings> = Object.freeze(StalenessOptionsSchema.parse({}));
+
+const cachePricingShape = {
   /** Price of a cached input token. @default 0.1 */
   read: number('a number of at least 0', (schema) => schema.nonnegative()).default(0.1),
   /** Price of an input token written to the cache. @default 1.25 */
   write: number('a number greater than 0', (schema) => schema.positive()).default(1.25),
-});
+};
+
+/** Prompt-cache prices as multiples of the input price. */
+const CachePricingSchema: StrictObject<typeof cachePricingShape> = group(cachePricingShape);
+
+const foldLeaseShape = {
+  /** Milliseconds an instance waits for the state another one is making. @default 3000 */
+  waitMs: whole(0, ' of milliseconds', 2_147_483_647).default(DEFAULT_FOLD_LEASE_WAIT_MS),
+};
+
+/** One summarizer run per fold across instances sharing a store. */
+const FoldLeaseOptionsSchema: StrictObject<typeof foldLeaseShape> = z.strictObject(foldLeaseShape);
+
+const triggersShape = {
+  /** Semantic folds below the budget threshold (they need `folding`); `false` turns them off. @default on */
+  semantic: switchable(SemanticTriggerOptionsSchema).prefault({}),
+  /** Masking of superseded and stale tool results (it needs `masking`); `false` turns it off. @default on */
+  staleness: switchable(StalenessOptionsSchema).prefault({}),
+};
+
+/** The two detector families. */
+const TriggerOptionsSchema: StrictObject<typeof triggersShape> = group(triggersShape);
+
+const redactionShape = {
+  /** The redaction tool's name, as registered with the model. @default DEFAULT_REDACTION_TOOL_NAME */
+  toolName: nonEmptyText().default(DEFAULT_REDACTION_TOOL_NAME),
+  /** Tools whose results are never redacted. @default masking.excludeTools */
+  excludeTools: toolNames().optional(),
+};
+
+/** Replay of the model's redaction directives. */
+const RedactionOptionsSchema: StrictObject<typeof redactionShape> = z.strictObject(redactionShape);
+
+const recallShape = {
+  /** Share of the budget the recall block made for one user message may take. @default 0.1 */
+  budgetShare: share().default(DEFAULT_RECALL_SHARE),
+};
+
+/** Recall of earlier messages for a new user message. */
+const RecallOptionsSchema: StrictObject<typeof recallShape> = z.strictObject(recallShape);
 
 /** Prompt-cache prices as multiples of the input price (Anthropic: reads 0.1x, writes 1.25x). */
 export const DEFAULT_CACHE_PRICING: Readonly<z.output<typeof CachePricingSchema>> = Object.freeze(
   CachePricingSchema.parse({}),
 );
 
-/**
- * The options of the compression engine, shared by both adapters: the one source of their types, their checks and
- * their defaults (`resolveOptions`), and of the options reference (`npm run docs:options`).
- */
-export const CompressionOptionsSchema = z.strictObject({
+const compressionOptionsShape = {
   /** The model's context window in tokens. @default looked up from the model id; an error when unknown */
   contextWindow: whole(1_024, ' of tokens').optional(),
   /**
@@ -112,12 +267,7 @@ export const CompressionOptionsSchema = z.strictObject({
    * nothing to share, and no lease. Instances sharing a store and namespace should share their options too.
    * @default { waitMs: 3000 }
    */
-  foldLease: switchable(
-    z.strictObject({
-      /** Milliseconds an instance waits for the state another one is making. @default 3000 */
-      waitMs: whole(0, ' of milliseconds', 2_147_483_647).default(DEFAULT_FOLD_LEASE_WAIT_MS),
-    }),
-  ).prefault({}),
+  foldLease: switchable(FoldLeaseOptionsSchema).prefault({}),
   /** Separates stored states, e.g. per tenant; per-call options can add to it. @default '' */
   namespace: text().default(''),
   /** Text appended to the system prompt on every call; empty: none. @default DEFAULT_AWARENESS_BLOCK */
@@ -141,24 +291,12 @@ export const CompressionOptionsSchema = z.strictObject({
    * results that were superseded or went stale, with the reason. `false` turns a detector family off.
    * @default both on, DEFAULT_SEMANTIC_TRIGGER_OPTIONS and DEFAULT_STALENESS_OPTIONS
    */
-  triggers: group({
-    /** Semantic folds below the budget threshold (they need `folding`); `false` turns them off. @default on */
-    semantic: switchable(SemanticTriggerOptionsSchema).prefault({}),
-    /** Masking of superseded and stale tool results (it needs `masking`); `false` turns it off. @default on */
-    staleness: switchable(StalenessOptionsSchema).prefault({}),
-  }).prefault({}),
+  triggers: TriggerOptionsSchema.prefault({}),
   /**
    * Replays the model's redaction directives (calls of `redactionTool()`) found in the conversation. `false` turns
    * it off. @default { toolName: DEFAULT_REDACTION_TOOL_NAME }
    */
-  redaction: switchable(
-    z.strictObject({
-      /** The redaction tool's name, as registered with the model. @default DEFAULT_REDACTION_TOOL_NAME */
-      toolName: nonEmptyText().default(DEFAULT_REDACTION_TOOL_NAME),
-      /** Tools whose results are never redacted. @default masking.excludeTools */
-      excludeTools: toolNames().optional(),
-    }),
-  ).prefault({}),
+  redaction: switchable(RedactionOptionsSchema).prefault({}),
   /**
    * Prompt-cache prices as multiples of the input price, for deciding whether a masking step pays for the cache
    * break it causes. @default { read: 0.1, write: 1.25 } (Anthropic's published multipliers)
@@ -171,12 +309,7 @@ export const CompressionOptionsSchema = z.strictObject({
    * once per user message and stored with the state, so later calls send the same prefix; the block leaves the
    * prompt with its turn. `false` turns it off. @default { budgetShare: 0.1 }
    */
-  recall: switchable(
-    z.strictObject({
-      /** Share of the budget the recall block made for one user message may take. @default 0.1 */
-      budgetShare: share().default(DEFAULT_RECALL_SHARE),
-    }),
-  ).prefault({}),
+  recall: switchable(RecallOptionsSchema).prefault({}),
   /**
    * Vectors for recall ranking (fused with BM25) and for merging near-duplicate salience quotes: a LangChain
    * `Embeddings`, `transformersEmbedder({ model })` (a local model, no API key), or in the AI SDK adapter an embedding
@@ -198,7 +331,14 @@ export const CompressionOptionsSchema = z.strictObject({
   onCall: callback<(report: CallReport) => void>().optional(),
   /** Called when something failed and the engine fell back; the user's call still goes on. */
   onError: callback<(event: CompressionErrorEvent) => void>().optional(),
-});
+};
+
+/**
+ * The options of the compression engine, shared by both adapters: the one source of their types, their checks and
+ * their defaults (`resolveOptions`), and of the options reference (`npm run docs:options`).
+ */
+export const CompressionOptionsSchema: StrictObject<typeof compressionOptionsShape> =
+  z.strictObject(compressionOptionsShape);
 
 /**
  * Options of the compression engine, shared by both adapters. Every factory checks them when called: an unknown key,

@@ -3,7 +3,7 @@ import { DEFAULT_REDACTION_TOOL_NAME, type RedactionRules } from '../strategies/
 import type { Message } from '../transcript/transcript.js';
 import type { SemanticTriggerSettings } from '../triggers/semantic-triggers.js';
 import type { StalenessSettings } from '../triggers/staleness.js';
-import { DEFAULT_MASKING_OPTIONS } from './masking-options.js';
+import { DEFAULT_MASKING_OPTIONS } from './compression-options.js';
 import type { ResolvedOptions } from './resolve-options.js';
 
 /** Which stages run, and with what: the resolved options as the stages read them. */

@@ -1,5 +1,11 @@
 import { z } from 'zod';
 
+/**
+ * The type of an options schema. Each schema is declared with it, built from a shape in a `const` of its own: only then
+ * does TypeScript's declaration output keep the JSDoc of the shape's keys, which editors show on hover.
+ */
+export type StrictObject<Shape extends z.ZodRawShape> = z.ZodObject<Shape, z.core.$strict>;
+
 /*
  * Builders of option fields. Each field carries its allowed values in words twice: as its error, so every issue reads
  * "must be <that>", and as `allowed` metadata, which the options reference shows as the option's type.

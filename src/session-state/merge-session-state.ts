@@ -2,7 +2,7 @@ import {
   type MergeSessionStateOptions,
   MergeSessionStateOptionsSchema,
   type MergeSessionStateSettings,
-} from '../options/merge-options.js';
+} from '../options/extractive-summarizer-options.js';
 import { parseOptions } from '../options/option-issue-error.js';
 import { dropOrder, keepMostImportant } from './entry-priority.js';
 import type { SessionState } from './session-state.js';

@@ -1,5 +1,5 @@
 import type { MessageMeter } from '../counting/message-meter.js';
-import type { MaskingSettings } from '../options/masking-options.js';
+import type { MaskingSettings } from '../options/compression-options.js';
 import {
   describeToolCall,
   maskedResultPlaceholder,
@@ -14,7 +14,7 @@ export {
   DEFAULT_MASKING_OPTIONS,
   type MaskingOptions,
   type MaskingSettings,
-} from '../options/masking-options.js';
+} from '../options/compression-options.js';
 export { forEachResult, type ResultSite, resultSites } from '../transcript/result-sites.js';
 
 /** A planned masking step: the results to mask (by `ResultSite.key`), and the tokens it frees. */

@@ -1,9 +1,9 @@
-import { parseOptions } from '../options/option-issue-error.js';
 import {
   type SemanticTriggerOptions,
   SemanticTriggerOptionsSchema,
   type SemanticTriggerSettings,
-} from '../options/semantic-trigger-options.js';
+} from '../options/compression-options.js';
+import { parseOptions } from '../options/option-issue-error.js';
 import { moduleOf, type StepSignals } from '../signals/transcript-signals.js';
 import type { Message } from '../transcript/transcript.js';
 import type { TriggerName } from './decisions.js';
@@ -12,7 +12,7 @@ export {
   DEFAULT_SEMANTIC_TRIGGER_OPTIONS,
   type SemanticTriggerOptions,
   type SemanticTriggerSettings,
-} from '../options/semantic-trigger-options.js';
+} from '../options/compression-options.js';
 
 /** The end of a finished segment: everything before `messageIndex` may be folded. */
 export interface Boundary {

@@ -1,5 +1,5 @@
+import { type StalenessOptions, StalenessOptionsSchema } from '../options/compression-options.js';
 import { parseOptions } from '../options/option-issue-error.js';
-import { type StalenessOptions, StalenessOptionsSchema } from '../options/staleness-options.js';
 import type { StepSignals } from '../signals/transcript-signals.js';
 import type { ResultSite } from '../strategies/observation-masking.js';
 import { type Message, messageText, stableStringify } from '../transcript/transcript.js';
@@ -8,7 +8,7 @@ export {
   DEFAULT_STALENESS_OPTIONS,
   type StalenessOptions,
   type StalenessSettings,
-} from '../options/staleness-options.js';
+} from '../options/compression-options.js';
 
 /** An observation judged stale, with why. */
 export interface StaleObservation {
