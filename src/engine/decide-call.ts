@@ -6,7 +6,7 @@ import type { SessionState } from '../session-state/session-state.js';
 import type { ResultInUse } from '../signals/results-in-use.js';
 import type { CacheEconomics } from '../strategies/cache-economics.js';
 import type { CallDescriptions, Memo } from '../strategies/observation-masking.js';
-import type { Boundary, SemanticTriggerOptions } from '../triggers/semantic-triggers.js';
+import type { Boundary, SemanticTriggerSettings } from '../triggers/semantic-triggers.js';
 import type { TermMemo } from '../triggers/staleness.js';
 import type { CallFacts } from './call-facts.js';
 import type { CompressionPoint } from './compression-point.js';
@@ -20,7 +20,7 @@ import type { Stage } from './run-stages.js';
  */
 export interface StageServices {
   readonly settings: EngineSettings;
-  readonly cachePricing: { read?: number; write?: number } | undefined;
+  readonly cachePricing: { readonly read: number; readonly write: number };
   readonly meter: MessageMeter;
   readonly memos: {
     readonly placeholderTokens: Memo<number>;
@@ -35,7 +35,7 @@ export interface StageServices {
   /** The results in `[from, to)` the assistant quoted after they came (`findResultsInUse`), read incrementally. */
   quoted(facts: CallFacts, from: number, to: number): readonly ResultInUse[];
   /** The segment boundaries of the call's history, found incrementally per conversation. */
-  boundaries(facts: CallFacts, options: SemanticTriggerOptions): readonly Boundary[];
+  boundaries(facts: CallFacts, options: SemanticTriggerSettings): readonly Boundary[];
 }
 
 /** What holds for every stage of one call: its facts and services, and what was known before the first stage. */

@@ -3,21 +3,14 @@ import { TokenCalibration } from '../counting/calibration.js';
 import { gptTokenizerCounter } from '../counting/gpt-tokenizer-counter.js';
 import { guardedCounter } from '../counting/guarded-counter.js';
 import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js';
-import { DEFAULT_EMBEDDER_TIMEOUT_MS, EmbeddingCache } from '../embeddings/embedder.js';
+import { EmbeddingCache } from '../embeddings/embedder.js';
 import { type EmbedderError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
 import { budgetLimits } from '../options/budget.js';
 import { lookupContextWindow } from '../options/context-windows.js';
 import { type EngineSettings, engineSettings } from '../options/engine-settings.js';
-import {
-  type CompressionOptions,
-  checkReserve,
-  DEFAULT_RESERVE_OUTPUT_TOKENS,
-  DEFAULT_STATE_TTL_MS,
-  DEFAULT_SUMMARIZER_TIMEOUT_MS,
-  validateOptions,
-} from '../options/options.js';
+import { type CompressionOptions, checkReserve, type ResolvedOptions, resolveOptions } from '../options/options.js';
 import { foldLease } from '../persistence/fold-lease.js';
-import { DEFAULT_STORE_TIMEOUT_MS, guardedStore } from '../persistence/guarded-store.js';
+import { guardedStore } from '../persistence/guarded-store.js';
 import { type StateRecord, StateRecords } from '../persistence/state-records.js';
 import { memoryStateStore } from '../persistence/state-store.js';
 import { RecallStage } from '../recall/recall-stage.js';
@@ -27,7 +20,6 @@ import type { SessionState } from '../session-state/session-state.js';
 import { ResultsInUse } from '../signals/results-in-use.js';
 import { StepAnalyses } from '../signals/step-analyses.js';
 import { EDITED_MESSAGE_CACHE_SIZE, type ResultEdit } from '../strategies/observation-masking.js';
-import { extractiveSummarizer } from '../summarizers/extractive-summarizer.js';
 import { toSummarizer } from '../summarizers/summarizer.js';
 import { rebindOriginals } from '../transcript/rebind-originals.js';
 import { ResultSiteIndex } from '../transcript/result-sites.js';
@@ -89,53 +81,54 @@ export class CompressionEngine {
   private readonly reporter: CallReporter;
   private readonly services: StageServices;
   private readonly listeners: Listeners;
+  /** The options with every default in place. */
+  private readonly resolved: ResolvedOptions;
 
   constructor(readonly options: CompressionOptions = {}) {
-    validateOptions(options);
+    const resolved = resolveOptions(options);
+    this.resolved = resolved;
     // gpt-tokenizer, not tiktoken: the same counts on every fixture text, 5-6x faster once loaded, pure JavaScript
     // (edge runtimes, no WASM loader in bundles) and loaded before the first call rather than at import
-    const listeners = safeListeners(options);
+    const listeners = safeListeners(resolved);
     this.listeners = listeners;
     const { onError } = listeners;
     this.meter = new MessageMeter(
-      options.tokenCounter
-        ? guardedCounter(options.tokenCounter, (error) => onError({ error, fallback: 'approximate-count' }))
+      resolved.tokenCounter
+        ? guardedCounter(resolved.tokenCounter, (error) => onError({ error, fallback: 'approximate-count' }))
         : gptTokenizerCounter(),
     );
     // a store of the caller's is bounded in time and its failures read as absent records; the memory store cannot fail
-    const store = options.store
-      ? guardedStore(options.store, options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, (error) =>
-          onError({ error, fallback: 'without-store' }),
-        )
+    const { stateTtlMs, summarizerTimeoutMs, storeTimeoutMs, embedder, embedderTimeoutMs } = resolved;
+    const store = resolved.store
+      ? guardedStore(resolved.store, storeTimeoutMs, (error) => onError({ error, fallback: 'without-store' }))
       : memoryStateStore();
-    const stateTtlMs = options.stateTtlMs ?? DEFAULT_STATE_TTL_MS;
     this.records = new StateRecords(store, stateTtlMs, (error) => onError({ error, fallback: 'without-store' }));
-    this.embeddings = options.embedder && new EmbeddingCache(options.embedder, options.embedderTimeoutMs);
+    this.embeddings = embedder && new EmbeddingCache(embedder, embedderTimeoutMs);
     const onEmbedderError = (error: EmbedderError) => onError({ error, fallback: 'lexical' });
     this.folds = new FoldRunner(
-      toSummarizer(options.summarizer ?? extractiveSummarizer()),
-      options.summarizerTimeoutMs ?? DEFAULT_SUMMARIZER_TIMEOUT_MS,
+      toSummarizer(resolved.summarizer),
+      summarizerTimeoutMs,
       this.meter,
       this.embeddings,
       onEmbedderError,
-      options.acknowledgement,
-      foldLease(store, options.store !== undefined ? options.foldLease : false, {
+      resolved.acknowledgement,
+      foldLease(store, resolved.store !== undefined && resolved.foldLease, {
         stateTtlMs,
-        summarizerTimeoutMs: options.summarizerTimeoutMs ?? DEFAULT_SUMMARIZER_TIMEOUT_MS,
-        embedderTimeoutMs: options.embedder ? (options.embedderTimeoutMs ?? DEFAULT_EMBEDDER_TIMEOUT_MS) : 0,
-        storeTimeoutMs: options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS,
+        summarizerTimeoutMs,
+        embedderTimeoutMs: embedder ? embedderTimeoutMs : 0,
+        storeTimeoutMs,
       }),
     );
-    this.settings = engineSettings(options);
+    this.settings = engineSettings(resolved);
     this.ownTools = new OwnToolsSeen(this.settings.awareness);
-    this.reporter = new CallReporter(listeners, this.meter, options.onCall !== undefined);
+    this.reporter = new CallReporter(listeners, this.meter, resolved.onCall !== undefined);
     this.recalls = new RecallStage(this.meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, {
       embeddings: this.embeddings,
       onEmbedderError,
     });
     this.services = {
       settings: this.settings,
-      cachePricing: options.cachePricing,
+      cachePricing: resolved.cachePricing,
       meter: this.meter,
       memos: {
         placeholderTokens: this.placeholderTokens,
@@ -173,9 +166,9 @@ export class CompressionEngine {
    * from the model itself; the `contextWindow` option wins over it. Throws when the window is unknown.
    */
   budgetFor(modelId: string, known?: number): number {
-    const contextWindow = this.options.contextWindow ?? known ?? lookupContextWindow(modelId);
+    const contextWindow = this.resolved.contextWindow ?? known ?? lookupContextWindow(modelId);
     if (contextWindow === undefined) throw new UnknownContextWindowError({ modelId });
-    const reserve = this.options.reserveOutputTokens ?? Math.min(DEFAULT_RESERVE_OUTPUT_TOKENS, contextWindow / 4);
+    const reserve = this.resolved.reserveFor(contextWindow);
     checkReserve(contextWindow, reserve);
     return contextWindow - reserve;
   }
@@ -271,13 +264,13 @@ export class CompressionEngine {
     const limits = budgetLimits(
       this.budgetFor(modelId, contextWindow),
       Math.round(this.calibration.ratio(modelKey) * 100) / 100,
-      this.options,
+      this.resolved,
     );
     const { names: ownTools, awareness } = this.ownTools.forCall(transcript.tools);
     const facts = readCall(transcript, {
       meter: this.meter,
       limits,
-      scope: [this.options.namespace ?? '', namespace ?? ''],
+      scope: [this.resolved.namespace, namespace ?? ''],
       system: awareness ? [...transcript.system, awareness] : [...transcript.system],
       masking: this.settings.masking,
       redaction: this.settings.redaction,

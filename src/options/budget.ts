@@ -1,11 +1,4 @@
-import {
-  type CompressionOptions,
-  DEFAULT_COMPRESS_AT,
-  DEFAULT_COMPRESS_TO,
-  DEFAULT_HARD_LIMIT,
-  DEFAULT_MAX_TOOL_RESULT_SHARE,
-  DEFAULT_RECALL_SHARE,
-} from './options.js';
+import type { ResolvedOptions } from './resolve-options.js';
 
 /** Largest share of the budget the session state may take. */
 export const STATE_SHARE_OF_BUDGET = 0.25;
@@ -32,18 +25,21 @@ export interface BudgetLimits {
 }
 
 /** The limits for a budget and a calibration ratio. */
-export function budgetLimits(budget: number, ratio: number, options: CompressionOptions): BudgetLimits {
+export function budgetLimits(
+  budget: number,
+  ratio: number,
+  options: Pick<ResolvedOptions, 'compressAt' | 'compressTo' | 'hardLimit' | 'recall' | 'maxToolResultTokensFor'>,
+): BudgetLimits {
   const limit = (share: number) => (share * budget) / ratio;
   return {
     budget,
     ratio,
-    compressAt: limit(options.compressAt ?? DEFAULT_COMPRESS_AT),
-    compressTo: limit(options.compressTo ?? DEFAULT_COMPRESS_TO),
-    hardLimit: limit(options.hardLimit ?? DEFAULT_HARD_LIMIT),
+    compressAt: limit(options.compressAt),
+    compressTo: limit(options.compressTo),
+    hardLimit: limit(options.hardLimit),
     maxStateTokens: Math.floor(limit(STATE_SHARE_OF_BUDGET)),
-    maxRecallTokens:
-      options.recall === false ? 0 : Math.floor(limit(options.recall?.budgetShare ?? DEFAULT_RECALL_SHARE)),
-    maxToolResultTokens: options.maxToolResultTokens ?? Math.floor(budget * DEFAULT_MAX_TOOL_RESULT_SHARE),
+    maxRecallTokens: options.recall ? Math.floor(limit(options.recall.budgetShare)) : 0,
+    maxToolResultTokens: options.maxToolResultTokensFor(budget),
     percent: (tokens) => `${Math.round(((tokens * ratio) / budget) * 100)}%`,
   };
 }

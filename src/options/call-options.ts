@@ -1,29 +1,29 @@
-import { z } from 'zod';
-import { optionIssueError } from './option-issue-error.js';
+import type { z } from 'zod';
+import { flag, group, type StrictObject, text } from './option-fields.js';
+import { parseOptions } from './option-issue-error.js';
 
 /** The key under which every adapter reads per-call options (AI SDK `providerOptions`, LangChain `configurable`). */
 export const CALL_OPTIONS_KEY = 'context-compression';
 
+const callOptionsShape = {
+  /** Separates stored state, e.g. per user or tenant; added to the engine's namespace. @default '' */
+  namespace: text().default(''),
+  /** Sends this call's prompt untouched. @default false */
+  disable: flag().default(false),
+  /** Folds all complete turns now, whatever the budget says. @default false */
+  force: flag().default(false),
+};
+
 /** Per-call options, the same for every adapter. */
-export const CallOptionsSchema = z.strictObject(
-  {
-    /** Separates stored state, e.g. per user or tenant; added to the engine's namespace. */
-    namespace: z.string({ error: 'a string' }).optional(),
-    /** Sends this call's prompt untouched. */
-    disable: z.boolean({ error: 'true or false' }).optional(),
-    /** Folds all complete turns now, whatever the budget says. */
-    force: z.boolean({ error: 'true or false' }).optional(),
-  },
-  { error: 'an object { namespace?, disable?, force? }' },
-);
+export const CallOptionsSchema: StrictObject<typeof callOptionsShape> = group(callOptionsShape);
 
 /** Per-call options: `namespace`, `disable`, `force`. */
-export type ContextCompressionCallOptions = z.infer<typeof CallOptionsSchema>;
+export type ContextCompressionCallOptions = z.input<typeof CallOptionsSchema>;
 
-/** Validates per-call options found at `where` (for the error message); `undefined` means none. */
-export function parseCallOptions(raw: unknown, where: string): ContextCompressionCallOptions {
-  if (raw === undefined) return {};
-  const parsed = CallOptionsSchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  throw optionIssueError(CallOptionsSchema, parsed.error.issues[0], raw, where);
+/** Per-call options with every default in place. */
+export type ResolvedCallOptions = z.output<typeof CallOptionsSchema>;
+
+/** Validates per-call options found at `where` (for the error message), defaults filled in; `undefined` means none. */
+export function parseCallOptions(raw: unknown, where: string): ResolvedCallOptions {
+  return parseOptions(CallOptionsSchema, raw, where);
 }

@@ -1,21 +1,22 @@
-import { DEFAULT_AWARENESS_BLOCK, DEFAULT_STATE_ACKNOWLEDGEMENT } from '../options/prompts.js';
-import { DEFAULT_MASKING_OPTIONS, type MaskingOptions } from '../strategies/observation-masking.js';
+import type { MaskingSettings } from '../strategies/observation-masking.js';
 import { DEFAULT_REDACTION_TOOL_NAME, type RedactionRules } from '../strategies/redaction.js';
 import type { Message } from '../transcript/transcript.js';
-import { DEFAULT_SEMANTIC_TRIGGER_OPTIONS, type SemanticTriggerOptions } from '../triggers/semantic-triggers.js';
-import type { StalenessOptions } from '../triggers/staleness.js';
-import type { CompressionOptions } from './options.js';
+import type { SemanticTriggerSettings } from '../triggers/semantic-triggers.js';
+import type { StalenessSettings } from '../triggers/staleness.js';
+import { DEFAULT_MASKING_OPTIONS } from './compression-options.js';
+import type { ResolvedOptions } from './resolve-options.js';
 
-/** The options with their defaults in place: which stages run, and with what. */
+/** Which stages run, and with what: the resolved options as the stages read them. */
 export interface EngineSettings {
   /** Undefined when masking is off. */
-  readonly masking: Required<MaskingOptions> | undefined;
+  readonly masking: MaskingSettings | undefined;
   /** Undefined when staleness masking is off (it needs masking). */
-  readonly staleness: StalenessOptions | undefined;
+  readonly staleness: StalenessSettings | undefined;
   /** Undefined when semantic folds are off (they need folding). */
-  readonly semantic: SemanticTriggerOptions | undefined;
+  readonly semantic: SemanticTriggerSettings | undefined;
   /** Undefined when redaction replay is off. */
   readonly redaction: RedactionRules | undefined;
+  /** The redaction tool's name, also when replay is off: its calls are the package's own. */
   readonly redactionToolName: string;
   readonly folding: boolean;
   /** Placeholders name how many recent results are kept, masking on or off. */
@@ -25,28 +26,20 @@ export interface EngineSettings {
   readonly acknowledgement: string;
 }
 
-/** Resolves validated options into the settings the engine runs with. */
-export function engineSettings(options: CompressionOptions): EngineSettings {
-  const masking = options.masking === false ? undefined : { ...DEFAULT_MASKING_OPTIONS, ...options.masking };
-  const triggers = options.triggers ?? {};
-  const redactionToolName =
-    (options.redaction === false ? undefined : options.redaction?.toolName) ?? DEFAULT_REDACTION_TOOL_NAME;
-  const awarenessBlock = options.awarenessBlock ?? DEFAULT_AWARENESS_BLOCK;
+/** The settings the engine runs with, from resolved options. */
+export function engineSettings(options: ResolvedOptions): EngineSettings {
+  const { masking, triggers, redaction, folding, awarenessBlock } = options;
   return {
-    masking,
-    staleness: triggers.staleness === false || !masking ? undefined : { ...triggers.staleness },
-    semantic:
-      triggers.semantic === false || options.folding === false
-        ? undefined
-        : { ...DEFAULT_SEMANTIC_TRIGGER_OPTIONS, ...triggers.semantic },
-    redaction:
-      options.redaction === false ? undefined : { toolName: redactionToolName, excludeTools: masking?.excludeTools },
-    redactionToolName,
-    folding: options.folding !== false,
-    keepRecent: masking ? masking.keepRecent : DEFAULT_MASKING_OPTIONS.keepRecent,
+    masking: masking || undefined,
+    staleness: masking ? triggers.staleness || undefined : undefined,
+    semantic: folding ? triggers.semantic || undefined : undefined,
+    redaction: redaction || undefined,
+    redactionToolName: redaction ? redaction.toolName : DEFAULT_REDACTION_TOOL_NAME,
+    folding,
+    keepRecent: (masking || DEFAULT_MASKING_OPTIONS).keepRecent,
     awareness: awarenessBlock
       ? { role: 'system', parts: [{ type: 'text', text: awarenessBlock }], synthetic: 'awareness' }
       : undefined,
-    acknowledgement: options.acknowledgement ?? DEFAULT_STATE_ACKNOWLEDGEMENT,
+    acknowledgement: options.acknowledgement,
   };
 }

@@ -7,12 +7,18 @@ import { describeValue, InvalidOptionError } from '../errors.js';
  */
 export function optionIssueError(
   schema: z.ZodType,
-  issue: z.core.$ZodIssue | undefined,
+  found: z.core.$ZodIssue | undefined,
   root: unknown,
   where: string,
 ): InvalidOptionError {
+  const issue = innermost(found);
   const path = (issue?.path ?? []).map(String);
-  const name = (keys: readonly string[]) => [where, ...keys].filter(Boolean).join('.') || 'options';
+  // an array's items by index, `excludeTools[1]`, as the caller would write them
+  const name = (keys: readonly string[]) =>
+    keys.reduce(
+      (written, key) => (/^\d+$/.test(key) ? `${written}[${key}]` : written ? `${written}.${key}` : key),
+      where,
+    ) || 'options';
   if (issue?.code === 'unrecognized_keys') {
     const key = issue.keys[0] ?? '';
     const known = Object.keys(objectAt(schema, path)?.shape ?? {});
@@ -29,14 +35,24 @@ export function optionIssueError(
   });
 }
 
+/**
+ * A nested object that failed inside a union (`false` or an object): the issue of the object branch, whose path goes
+ * down to the key at fault, rather than the union's own "false or an object".
+ */
+function innermost(issue: z.core.$ZodIssue | undefined): z.core.$ZodIssue | undefined {
+  if (issue?.code !== 'invalid_union') return issue;
+  const inner = issue.errors.map((branch) => branch[0]).find((first) => first !== undefined && first.path.length > 0);
+  return inner ? innermost({ ...inner, path: [...issue.path, ...inner.path] }) : issue;
+}
+
 function valueAt(root: unknown, path: readonly string[]): unknown {
   return path.reduce<unknown>((inner, key) => (inner as Record<string, unknown> | undefined)?.[key], root);
 }
 
-/** The object schema at `path` inside `schema`, through optionals and unions (`false` or an object). */
+/** The object schema at `path` inside `schema`, through optionals, defaults and unions (`false` or an object). */
 function objectAt(schema: z.ZodType | undefined, path: readonly string[]): z.ZodObject | undefined {
   const unwrap = (inner: unknown): z.ZodObject | undefined =>
-    inner instanceof z.ZodOptional
+    inner instanceof z.ZodOptional || inner instanceof z.ZodDefault || inner instanceof z.ZodPrefault
       ? unwrap(inner.unwrap())
       : inner instanceof z.ZodUnion
         ? (inner.options as unknown[]).map(unwrap).find(Boolean)
@@ -74,4 +90,18 @@ function editDistance(a: string, b: string): number {
     previous = current;
   }
   return previous[b.length] as number;
+}
+
+/**
+ * Options checked against their schema, defaults filled in; an InvalidOptionError naming the path (after `where`)
+ * when they do not fit.
+ */
+export function parseOptions<Schema extends z.ZodType>(
+  schema: Schema,
+  options: unknown,
+  where: string,
+): z.output<Schema> {
+  const parsed = schema.safeParse(options === undefined ? {} : options);
+  if (parsed.success) return parsed.data;
+  throw optionIssueError(schema, parsed.error.issues[0], options, where);
 }

@@ -5,6 +5,9 @@
 
 import { stableStringify } from '../transcript/transcript.js';
 
+/** Name of the tool the model calls to flag tool results it no longer needs. */
+export const DEFAULT_REDACTION_TOOL_NAME = 'redact_tool_results';
+
 /** Appended to the system prompt on every call, whether a state exists or not, so the cached prefix never changes. */
 export const DEFAULT_AWARENESS_BLOCK = `## Memory of earlier turns
 Earlier turns may have been condensed. If so, the first user message holds a <session_state> JSON block:

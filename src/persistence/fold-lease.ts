@@ -89,7 +89,7 @@ export function readSharedFold(value: unknown): SharedFold | undefined {
 /** The lease of an engine: with a store that can take one, unless the option turns it off. */
 export function foldLease(
   store: StateStore,
-  option: { waitMs?: number } | false | undefined,
+  option: { waitMs: number } | false,
   times: { stateTtlMs: number; summarizerTimeoutMs: number; embedderTimeoutMs: number; storeTimeoutMs: number },
 ): FoldLease | undefined {
   const { get, set, setIfAbsent, delete: remove } = store;
@@ -101,7 +101,7 @@ export function foldLease(
       setIfAbsent: (key, value, options) => setIfAbsent.call(store, key, value, options),
       delete: (key) => remove.call(store, key),
     },
-    waitMs: option?.waitMs ?? DEFAULT_FOLD_LEASE_WAIT_MS,
+    waitMs: option.waitMs,
     pollMs: FOLD_LEASE_POLL_MS,
     // a fold: the summarizer, merging quotes by embeddings, the result's write; a margin for the clock and the rest
     leaseMs: times.summarizerTimeoutMs + times.embedderTimeoutMs + 2 * times.storeTimeoutMs + FOLD_LEASE_MARGIN_MS,

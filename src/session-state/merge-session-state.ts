@@ -1,46 +1,25 @@
-import { InvalidOptionError } from '../errors.js';
+import {
+  type MergeSessionStateOptions,
+  MergeSessionStateOptionsSchema,
+  type MergeSessionStateSettings,
+} from '../options/extractive-summarizer-options.js';
+import { parseOptions } from '../options/option-issue-error.js';
 import { dropOrder, keepMostImportant } from './entry-priority.js';
 import type { SessionState } from './session-state.js';
 
+/** Defaults of `mergeSessionStates`. */
+const DEFAULTS = MergeSessionStateOptionsSchema.parse({});
+
 /** Token Jaccard similarity at or above which two entries count as the same fact. */
-export const DEFAULT_MERGE_SIMILARITY = 0.85;
+export const DEFAULT_MERGE_SIMILARITY = DEFAULTS.similarity;
 
 /** Most entries a list of the state may hold, per list. */
-export interface SessionStateEntryLimits {
-  readonly logos: number;
-  readonly pathos: number;
-  readonly abstract: number;
-  readonly salience: number;
-}
+export type SessionStateEntryLimits = MergeSessionStateSettings['maxEntries'];
 
 /** Default entry limits of a merged state; beyond them the oldest entries are dropped. */
-export const DEFAULT_MAX_SESSION_STATE_ENTRIES: SessionStateEntryLimits = Object.freeze({
-  logos: 200,
-  pathos: 30,
-  abstract: 50,
-  salience: 40,
-});
+export const DEFAULT_MAX_SESSION_STATE_ENTRIES: Readonly<SessionStateEntryLimits> = Object.freeze(DEFAULTS.maxEntries);
 
-/** Options of `mergeSessionStates`. */
-export interface MergeSessionStateOptions {
-  /**
-   * Token Jaccard similarity (0 to 1) at or above which two entries are merged into one; 1 merges only entries that
-   * are equal once whitespace, case and surrounding punctuation are ignored.
-   * @default DEFAULT_MERGE_SIMILARITY (0.85)
-   */
-  readonly similarity?: number;
-  /**
-   * Most entries kept per list; the oldest entries beyond it are dropped.
-   * @default DEFAULT_MAX_SESSION_STATE_ENTRIES ({ logos: 200, pathos: 30, abstract: 50 })
-   */
-  readonly maxEntries?: Partial<SessionStateEntryLimits>;
-  /**
-   * Most characters of the whole state (see `sessionStateSize`); beyond it the oldest logos go first, then the
-   * oldest pathos and abstract entries, and last the summary is cut.
-   * @default Infinity
-   */
-  readonly maxChars?: number;
-}
+export type { MergeSessionStateOptions };
 
 const LIST_FIELDS = ['logos', 'pathos', 'abstract', 'salience'] as const;
 const EDGE_PUNCTUATION = /^[.,;:!?'"`()[\]{}<>«»“”‘’…*]+|[.,;:!?'"`()[\]{}<>«»“”‘’…*]+$/g;
@@ -55,7 +34,7 @@ export function mergeSessionStates(
   next: SessionState,
   options: MergeSessionStateOptions = {},
 ): SessionState {
-  const { similarity, limits, maxChars } = resolveOptions(options);
+  const { similarity, maxEntries: limits, maxChars } = parseOptions(MergeSessionStateOptionsSchema, options, '');
   const lists = {} as Record<(typeof LIST_FIELDS)[number], string[]>;
   for (const field of LIST_FIELDS) {
     const entries = mergeEntries([...(previous?.[field] ?? []), ...(next[field] ?? [])], similarity);
@@ -81,27 +60,6 @@ export function entryTokens(text: string): string[] {
     if (token !== '') tokens.push(token);
   }
   return tokens;
-}
-
-function resolveOptions(options: MergeSessionStateOptions) {
-  const similarity = options.similarity ?? DEFAULT_MERGE_SIMILARITY;
-  if (!(similarity > 0 && similarity <= 1)) {
-    throw new InvalidOptionError({ option: 'similarity', message: `expected a number in (0, 1], got ${similarity}` });
-  }
-  const limits = { ...DEFAULT_MAX_SESSION_STATE_ENTRIES, ...options.maxEntries };
-  for (const field of LIST_FIELDS) {
-    if (!Number.isInteger(limits[field]) || limits[field] < 0) {
-      throw new InvalidOptionError({
-        option: `maxEntries.${field}`,
-        message: `expected a whole number >= 0, got ${limits[field]}`,
-      });
-    }
-  }
-  const maxChars = options.maxChars ?? Number.POSITIVE_INFINITY;
-  if (!(maxChars >= 0)) {
-    throw new InvalidOptionError({ option: 'maxChars', message: `expected a number >= 0, got ${maxChars}` });
-  }
-  return { similarity, limits, maxChars };
 }
 
 interface KeptEntry {

@@ -1,4 +1,3 @@
-import { DEFAULT_CACHE_PRICING } from '../options/options.js';
 import type { StepSignals } from '../signals/step-signals.js';
 import type { Message } from '../transcript/transcript.js';
 
@@ -23,10 +22,9 @@ export interface CacheEconomics {
  * the cost.
  */
 export function cacheEconomics(
-  pricing: { read?: number; write?: number } | undefined,
+  { read, write }: { read: number; write: number },
   history: { steps: readonly StepSignals[]; messages: readonly Message[] },
 ): CacheEconomics {
-  const { read, write } = { ...DEFAULT_CACHE_PRICING, ...pricing };
   const calls = history.steps.length || history.messages.filter((message) => message.role === 'assistant').length;
   const expectedCalls = Math.min(50, Math.max(4, calls));
   return {

@@ -6,12 +6,7 @@ import type { SessionState } from '../session-state/session-state.js';
 import type { ResultInUse } from '../signals/results-in-use.js';
 import type { Message } from '../transcript/transcript.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
-import {
-  type Boundary,
-  DEFAULT_SEMANTIC_TRIGGER_OPTIONS,
-  findBoundaries,
-  type SemanticTriggerOptions,
-} from '../triggers/semantic-triggers.js';
+import { type Boundary, findBoundaries, type SemanticTriggerSettings } from '../triggers/semantic-triggers.js';
 import type { CacheEconomics } from './cache-economics.js';
 import { applyResultEdits, resultEdits } from './observation-masking.js';
 
@@ -101,7 +96,7 @@ export function planSemanticFold({
   point: CompressionPoint;
   projection: Projection;
   stateTokens: number;
-  options: SemanticTriggerOptions;
+  options: SemanticTriggerSettings;
   economics: CacheEconomics;
   /** The boundaries of the history (`findBoundaries`), asked for only when a fold could free enough. */
   boundaries?: () => readonly Boundary[];
@@ -114,13 +109,12 @@ export function planSemanticFold({
   const from = point.coveredCount;
   const now = layout.total(from, stateTokens);
   // nothing to fold unless a finished segment beyond the fold point holds at least minTokens
-  const minTokens = options.minTokens ?? DEFAULT_SEMANTIC_TRIGGER_OPTIONS.minTokens;
+  const { minTokens, deferWhileQuoted } = options;
   const lastStart = facts.steps.at(-1)?.messageIndex ?? 0;
   if (layout.total(from, 0) - layout.total(lastStart, 0) < minTokens) return undefined;
   const candidates = boundaries().filter(
     (boundary) => boundary.messageIndex > from && layout.isCut(boundary.messageIndex),
   );
-  const deferWhileQuoted = options.deferWhileQuoted ?? DEFAULT_SEMANTIC_TRIGGER_OPTIONS.deferWhileQuoted;
   const deepest = candidates.at(-1)?.messageIndex ?? from;
   // read once, at the first fold that would pay: most calls have none
   let quoted: readonly ResultInUse[] | undefined;

@@ -6,7 +6,7 @@ import type { CompressionDecision } from '../triggers/decisions.js';
 import {
   findStaleObservations,
   findSupersededObservations,
-  type StalenessOptions,
+  type StalenessSettings,
   type StaleObservation,
   type TermMemo,
 } from '../triggers/staleness.js';
@@ -42,7 +42,7 @@ export interface MaskingInput {
   readonly pressure: boolean;
   readonly force: boolean;
   readonly masking: Required<MaskingOptions>;
-  readonly staleness: StalenessOptions | undefined;
+  readonly staleness: StalenessSettings | undefined;
   readonly economics: CacheEconomics;
   readonly meter: MessageMeter;
   /** Memo of placeholder token counts, kept by the engine across calls. */

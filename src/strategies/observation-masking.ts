@@ -1,4 +1,5 @@
 import type { MessageMeter } from '../counting/message-meter.js';
+import type { MaskingSettings } from '../options/compression-options.js';
 import {
   describeToolCall,
   maskedResultPlaceholder,
@@ -9,20 +10,12 @@ import {
 import { forEachResult, type ResultSite } from '../transcript/result-sites.js';
 import type { Message, ToolResultPart } from '../transcript/transcript.js';
 
+export {
+  DEFAULT_MASKING_OPTIONS,
+  type MaskingOptions,
+  type MaskingSettings,
+} from '../options/compression-options.js';
 export { forEachResult, type ResultSite, resultSites } from '../transcript/result-sites.js';
-
-/** Options of observation masking: old tool results become short placeholders, their calls stay. */
-export interface MaskingOptions {
-  /** Tool results kept verbatim, counted from the newest. @default 10 */
-  keepRecent?: number;
-  /** A masking step must free at least this many tokens, so the masked boundary moves in batches. @default 2000 */
-  clearAtLeast?: number;
-  /** Tools whose results are never masked or redacted. @default [] */
-  excludeTools?: string[];
-}
-
-/** Defaults of observation masking. */
-export const DEFAULT_MASKING_OPTIONS = Object.freeze({ keepRecent: 10, clearAtLeast: 2_000, excludeTools: [] });
 
 /** A planned masking step: the results to mask (by `ResultSite.key`), and the tokens it frees. */
 export interface MaskingStep {
@@ -41,7 +34,7 @@ export interface MaskingStep {
 export function maskableKeys(
   messages: readonly Message[],
   sites: readonly ResultSite[],
-  options: Required<MaskingOptions>,
+  options: MaskingSettings,
   redactionToolName: string,
 ): Set<string> {
   const lastAssistant = messages.findLastIndex((message) => message.role === 'assistant');

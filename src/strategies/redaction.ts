@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { DEFAULT_REDACTION_TOOL_NAME } from '../options/prompts.js';
 import type { Message } from '../transcript/transcript.js';
 import { forEachResult } from './observation-masking.js';
 
-/** Name of the tool the model calls to flag tool results it no longer needs. */
-export const DEFAULT_REDACTION_TOOL_NAME = 'redact_tool_results';
+export { DEFAULT_REDACTION_TOOL_NAME } from '../options/prompts.js';
 
 /** Longest reason accepted, in characters: one to three sentences. */
 export const MAX_REDACTION_REASON_CHARS = 500;

@@ -1,9 +1,10 @@
-import { InvalidOptionError } from '../errors.js';
 import {
-  entryTokens,
-  type MergeSessionStateOptions,
-  mergeSessionStates,
-} from '../session-state/merge-session-state.js';
+  type ExtractiveSummarizerOptions,
+  ExtractiveSummarizerOptionsSchema,
+  type ExtractiveSummarizerSettings,
+} from '../options/extractive-summarizer-options.js';
+import { parseOptions } from '../options/option-issue-error.js';
+import { entryTokens, mergeSessionStates } from '../session-state/merge-session-state.js';
 import type { SessionState } from '../session-state/session-state.js';
 import {
   type Message,
@@ -20,27 +21,12 @@ import { SPEAKER_LABEL, sentences, signalScore, TEST_SUMMARY, worthKeeping } fro
 import { definedTerms, pathosOf } from './style-signals.js';
 import type { Summarizer } from './summarizer.js';
 
-/** Options of `extractiveSummarizer`. */
-export interface ExtractiveSummarizerOptions {
-  /** Most logos entries one fold adds; the highest-scoring sentences win. @default 40 */
-  readonly maxLogos?: number;
-  /** Longest kept sentence or line, in characters; longer ones are cut and end with `…`. @default 300 */
-  readonly maxSentenceChars?: number;
-  /** Most lines kept from one tool result, besides the line that names the call. @default 3 */
-  readonly maxToolLines?: number;
-  /** Most characters of the whole merged state; the oldest entries are dropped first. @default 12000 */
-  readonly maxChars?: number;
-  /** How the new state is merged into the previous one (similarity, entry limits). @default {} */
-  readonly merge?: Omit<MergeSessionStateOptions, 'maxChars'>;
-}
+export type { ExtractiveSummarizerOptions };
 
 /** Defaults of `extractiveSummarizer`. */
-export const DEFAULT_EXTRACTIVE_SUMMARIZER_OPTIONS = Object.freeze({
-  maxLogos: 40,
-  maxSentenceChars: 300,
-  maxToolLines: 3,
-  maxChars: 12_000,
-});
+export const DEFAULT_EXTRACTIVE_SUMMARIZER_OPTIONS: Readonly<ExtractiveSummarizerSettings> = Object.freeze(
+  ExtractiveSummarizerOptionsSchema.parse({}),
+);
 
 const SOURCE_WEIGHT = { text: 1, tool: 0.7, code: 0.5, reasoning: 0.5 } as const;
 
@@ -58,13 +44,7 @@ interface Candidate {
  * the user defines as abstract, then merges with the previous state.
  */
 export function extractiveSummarizer(options: ExtractiveSummarizerOptions = {}): Summarizer {
-  const resolved = { ...DEFAULT_EXTRACTIVE_SUMMARIZER_OPTIONS, ...options };
-  for (const option of ['maxLogos', 'maxSentenceChars', 'maxToolLines', 'maxChars'] as const) {
-    if (!Number.isInteger(resolved[option]) || resolved[option] < (option === 'maxSentenceChars' ? 2 : 0)) {
-      throw new InvalidOptionError({ option, message: `expected a whole number, got ${resolved[option]}` });
-    }
-  }
-  mergeSessionStates(undefined, emptyState(), resolved.merge); // fails now on invalid merge options, not at fold time
+  const resolved = parseOptions(ExtractiveSummarizerOptionsSchema, options, '');
   return {
     name: 'extractive',
     async summarize({ messages, previous, abortSignal }) {
@@ -295,8 +275,4 @@ function selectLogos(candidates: readonly Candidate[], maxLogos: number): string
     .slice(0, maxLogos)
     .sort((left, right) => left.order - right.order)
     .map((candidate) => candidate.text);
-}
-
-function emptyState(): SessionState {
-  return { logos: [], pathos: [], abstract: [], conversationSummary: '' };
 }

@@ -6,7 +6,7 @@ import {
   type BoundaryScan,
   boundariesOf,
   EMPTY_BOUNDARY_SCAN,
-  type SemanticTriggerOptions,
+  type SemanticTriggerSettings,
   scanBoundaries,
 } from './semantic-triggers.js';
 
@@ -51,7 +51,7 @@ export class SegmentBoundaries {
     steps: readonly StepSignals[];
     /** `prefixHashes[k]` is the hash of the first k messages. */
     prefixHashes: readonly number[];
-    options: SemanticTriggerOptions;
+    options: SemanticTriggerSettings;
   }): Boundary[] {
     const stored = this.checkpoints.get(conversation);
     const resumable =

@@ -1,46 +1,18 @@
-import { DEFAULT_INTENT_TRANSITIONS, type Intent, moduleOf, type StepSignals } from '../signals/transcript-signals.js';
+import {
+  type SemanticTriggerOptions,
+  SemanticTriggerOptionsSchema,
+  type SemanticTriggerSettings,
+} from '../options/compression-options.js';
+import { parseOptions } from '../options/option-issue-error.js';
+import { moduleOf, type StepSignals } from '../signals/transcript-signals.js';
 import type { Message } from '../transcript/transcript.js';
 import type { TriggerName } from './decisions.js';
 
-/** Which semantic detectors run, and how much a semantic fold must free. */
-export interface SemanticTriggerOptions {
-  /** Edit -> test -> pass sequences and explicit completion statements. @default true */
-  subtask?: boolean;
-  /** Transitions of the assistant's intent, e.g. EXPLORE -> IMPLEMENT. @default true */
-  intent?: boolean;
-  /** A switch of working file after edits. @default true */
-  file?: boolean;
-  /** A switch of module (leading directories) after edits. @default true */
-  module?: boolean;
-  /** A test that passes after it failed. @default true */
-  test?: boolean;
-  /** A successful state-changing API call of a function-calling agent (update_, book_, cancel_, ...). @default true */
-  api?: boolean;
-  /** Intent transitions that end a segment. @default DEFAULT_INTENT_TRANSITIONS */
-  transitions?: ReadonlyArray<readonly [Intent, Intent]>;
-  /** A semantic fold below the budget threshold must free at least this many tokens. @default 2000 */
-  minTokens?: number;
-  /**
-   * Put off a fold while the work after the segment still quotes the segment's tool results: a path, a name or a
-   * value from a result that the assistant wrote again in a later step (see `findResultsInUse`). Hiding what the
-   * agent works from is the likeliest way to make it fetch it again; the fold comes once the work moved on, or when
-   * the budget asks. @default true
-   */
-  deferWhileQuoted?: boolean;
-}
-
-/** Defaults of the semantic triggers. */
-export const DEFAULT_SEMANTIC_TRIGGER_OPTIONS = Object.freeze({
-  subtask: true,
-  intent: true,
-  file: true,
-  module: true,
-  test: true,
-  api: true,
-  transitions: DEFAULT_INTENT_TRANSITIONS,
-  minTokens: 2_000,
-  deferWhileQuoted: true,
-});
+export {
+  DEFAULT_SEMANTIC_TRIGGER_OPTIONS,
+  type SemanticTriggerOptions,
+  type SemanticTriggerSettings,
+} from '../options/compression-options.js';
 
 /** The end of a finished segment: everything before `messageIndex` may be folded. */
 export interface Boundary {
@@ -93,9 +65,8 @@ export function scanBoundaries(
   steps: readonly StepSignals[],
   scan: BoundaryScan,
   until: number,
-  options: SemanticTriggerOptions = {},
+  settings: SemanticTriggerSettings,
 ): BoundaryScan {
-  const settings = { ...DEFAULT_SEMANTIC_TRIGGER_OPTIONS, ...options };
   const candidates = [...scan.candidates];
   const at = (stepIndex: number, trigger: TriggerName, confidence: number, details: string) =>
     candidates.push({ trigger, stepIndex, confidence, details });
@@ -204,5 +175,6 @@ export function findBoundaries(
   steps: readonly StepSignals[],
   options: SemanticTriggerOptions = {},
 ): Boundary[] {
-  return boundariesOf(scanBoundaries(messages, steps, EMPTY_BOUNDARY_SCAN, steps.length, options), steps);
+  const settings = parseOptions(SemanticTriggerOptionsSchema, options, '');
+  return boundariesOf(scanBoundaries(messages, steps, EMPTY_BOUNDARY_SCAN, steps.length, settings), steps);
 }

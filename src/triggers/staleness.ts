@@ -1,34 +1,14 @@
+import { type StalenessOptions, StalenessOptionsSchema } from '../options/compression-options.js';
+import { parseOptions } from '../options/option-issue-error.js';
 import type { StepSignals } from '../signals/transcript-signals.js';
 import type { ResultSite } from '../strategies/observation-masking.js';
 import { type Message, messageText, stableStringify } from '../transcript/transcript.js';
 
-/** Options of the staleness detector. */
-export interface StalenessOptions {
-  /** Weights of age, missing recent references and missing relevance. @default { age: 0.3, references: 0.4, relevance: 0.3 } */
-  weights?: { age: number; references: number; relevance: number };
-  /** Steps after which an observation counts as fully aged. @default 20 */
-  maxAge?: number;
-  /** References in the recent window that make an observation fully referenced. @default 3 */
-  maxReferences?: number;
-  /** Recent steps read for references and relevance. @default 5 */
-  window?: number;
-  /** Score from which an observation is stale. @default 0.7 */
-  threshold?: number;
-  /**
-   * Relevance (0 to 1) of an observation to the recent context; plug in embeddings here.
-   * @default lexical TF-IDF cosine
-   */
-  relevance?: (observation: string, context: string) => number;
-}
-
-/** Defaults of the staleness detector (seed formula: 0.3 age + 0.4 references + 0.3 relevance, threshold 0.7). */
-export const DEFAULT_STALENESS_OPTIONS = Object.freeze({
-  weights: Object.freeze({ age: 0.3, references: 0.4, relevance: 0.3 }),
-  maxAge: 20,
-  maxReferences: 3,
-  window: 5,
-  threshold: 0.7,
-});
+export {
+  DEFAULT_STALENESS_OPTIONS,
+  type StalenessOptions,
+  type StalenessSettings,
+} from '../options/compression-options.js';
 
 /** An observation judged stale, with why. */
 export interface StaleObservation {
@@ -150,7 +130,7 @@ export function findStaleObservations({
   /** Term counts of earlier calls (the engine keeps one). */
   termMemo?: TermMemo;
 }): StaleObservation[] {
-  const settings = { ...DEFAULT_STALENESS_OPTIONS, ...options };
+  const settings = parseOptions(StalenessOptionsSchema, options, '');
   const weights = settings.weights;
   const { stepOfResult, current, candidates } = candidatesOf(steps, sites, from);
   const recent = steps.slice(Math.max(0, steps.length - settings.window));

@@ -4,7 +4,7 @@ import type { CallFacts } from '../../src/engine/call-facts.js';
 import type { CompressionPoint } from '../../src/engine/compression-point.js';
 import { applyMasking, planMasking } from '../../src/strategies/masking-plan.js';
 import { DEFAULT_MASKING_OPTIONS, type MaskingOptions } from '../../src/strategies/observation-masking.js';
-import type { StalenessOptions } from '../../src/triggers/staleness.js';
+import { DEFAULT_STALENESS_OPTIONS, type StalenessOptions } from '../../src/triggers/staleness.js';
 import { callFacts, economics, pointAt, projectAt } from '../helpers/call-facts.js';
 import { agentLoop, deepFreeze, meter, text } from '../helpers/fixtures.js';
 import { edit, note, read } from '../helpers/steps.js';
@@ -38,7 +38,7 @@ function plan(
     pressure,
     force,
     masking: { ...DEFAULT_MASKING_OPTIONS, keepRecent: KEEP_RECENT, clearAtLeast: 0, ...masking },
-    staleness,
+    staleness: staleness && { ...DEFAULT_STALENESS_OPTIONS, ...staleness },
     economics: economics(pays),
     meter,
     placeholderTokens: new LRUCache({ max: 100 }),

@@ -85,8 +85,9 @@ describe('modelInfo and reportedInputTokens', () => {
 
 describe('readCallOptions', () => {
   it("reads configurable['context-compression'] and nothing else", () => {
-    expect(readCallOptions(undefined)).toEqual({});
-    expect(readCallOptions({ configurable: { thread_id: 't1' } })).toEqual({});
+    const defaults = { namespace: '', disable: false, force: false };
+    expect(readCallOptions(undefined)).toEqual(defaults);
+    expect(readCallOptions({ configurable: { thread_id: 't1' } })).toEqual(defaults);
     const options = { disable: true, force: false, namespace: 'user-1' };
     expect(readCallOptions({ configurable: { 'context-compression': options } })).toEqual(options);
   });
