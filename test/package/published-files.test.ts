@@ -1,6 +1,6 @@
 /**
- * What `npm install context-compression` brings: the packed files are the built JavaScript and types with the README
- * and changelog (no source maps, no sources), and `dependencies` are exactly the packages the built entries load at
+ * What `npm install context-compression` brings: the packed files are the built JavaScript and types with the README,
+ * the guides it links to and the changelog (no source maps, no sources), and `dependencies` are exactly the packages the built entries load at
  * run time; everything else a feature needs is an optional peer dependency.
  */
 import { execFileSync } from 'node:child_process';
@@ -31,7 +31,7 @@ function buildOptions() {
 
 describe('the published package', () => {
   // the build runs before the tests in CI; a checkout that was never built has nothing to pack
-  it.skipIf(!existsSync(resolve(root, 'dist')))('packs only built JavaScript and types, README and CHANGELOG', () => {
+  it.skipIf(!existsSync(resolve(root, 'dist')))('packs only built JavaScript and types, README, its guides and CHANGELOG', () => {
     const [packed] = JSON.parse(
       execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }),
     ) as [{ files: { path: string }[] }];
@@ -40,9 +40,15 @@ describe('the published package', () => {
     const unexpected = paths.filter(
       (path) =>
         !/^dist\/[\w/.-]+\.(?:js|cjs|d\.ts|d\.cts)$/.test(path) &&
+        !/^docs\/[\w-]+\.md$/.test(path) &&
         !['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE'].includes(path),
     );
     expect(unexpected).toEqual([]);
+    // the README's links to guides work in node_modules too
+    const readme = readFileSync(resolve(root, 'README.md'), 'utf8');
+    const guides = [...readme.matchAll(/\]\((docs\/[\w-]+\.md)(?:#[\w-]*)?\)/g)].map((match) => match[1]);
+    expect(guides.length).toBeGreaterThan(0);
+    expect(guides.filter((guide) => !paths.includes(guide ?? ''))).toEqual([]);
   });
 
   it('depends on exactly what its entries load at run time; what only a feature loads is an optional peer', () => {
