@@ -36,7 +36,11 @@ export const SessionStateSchema = z.object({
   conversationSummary: z.string().describe('Two or three sentences: what happened and where things stand.'),
 });
 
-/** Compressed memory of the folded part of a conversation. */
+/**
+ * Compressed memory of the folded part of a conversation. The first three fields are named as in rhetoric: `logos`
+ * what was reasoned and settled (facts, decisions), `pathos` how it was said and felt (tone, needs), `abstract` the
+ * ideas the user already holds; then exact quotes, the timeline, folded tool calls and a short summary.
+ */
 export type SessionState = z.infer<typeof SessionStateSchema>;
 
 /**
