@@ -31,25 +31,28 @@ function buildOptions() {
 
 describe('the published package', () => {
   // the build runs before the tests in CI; a checkout that was never built has nothing to pack
-  it.skipIf(!existsSync(resolve(root, 'dist')))('packs only built JavaScript and types, README, its guides and CHANGELOG', () => {
-    const [packed] = JSON.parse(
-      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }),
-    ) as [{ files: { path: string }[] }];
-    const paths = packed.files.map((file) => file.path);
-    expect(paths.some((path) => path.startsWith('dist/'))).toBe(true);
-    const unexpected = paths.filter(
-      (path) =>
-        !/^dist\/[\w/.-]+\.(?:js|cjs|d\.ts|d\.cts)$/.test(path) &&
-        !/^docs\/[\w-]+\.md$/.test(path) &&
-        !['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE'].includes(path),
-    );
-    expect(unexpected).toEqual([]);
-    // the README's links to guides work in node_modules too
-    const readme = readFileSync(resolve(root, 'README.md'), 'utf8');
-    const guides = [...readme.matchAll(/\]\((docs\/[\w-]+\.md)(?:#[\w-]*)?\)/g)].map((match) => match[1]);
-    expect(guides.length).toBeGreaterThan(0);
-    expect(guides.filter((guide) => !paths.includes(guide ?? ''))).toEqual([]);
-  });
+  it.skipIf(!existsSync(resolve(root, 'dist')))(
+    'packs only built JavaScript and types, README, its guides and CHANGELOG',
+    () => {
+      const [packed] = JSON.parse(
+        execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }),
+      ) as [{ files: { path: string }[] }];
+      const paths = packed.files.map((file) => file.path);
+      expect(paths.some((path) => path.startsWith('dist/'))).toBe(true);
+      const unexpected = paths.filter(
+        (path) =>
+          !/^dist\/[\w/.-]+\.(?:js|cjs|d\.ts|d\.cts)$/.test(path) &&
+          !/^docs\/[\w-]+\.md$/.test(path) &&
+          !['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE'].includes(path),
+      );
+      expect(unexpected).toEqual([]);
+      // the README's links to guides work in node_modules too
+      const readme = readFileSync(resolve(root, 'README.md'), 'utf8');
+      const guides = [...readme.matchAll(/\]\((docs\/[\w-]+\.md)(?:#[\w-]*)?\)/g)].map((match) => match[1]);
+      expect(guides.length).toBeGreaterThan(0);
+      expect(guides.filter((guide) => !paths.includes(guide ?? ''))).toEqual([]);
+    },
+  );
 
   it('depends on exactly what its entries load at run time; what only a feature loads is an optional peer', () => {
     const { entries, bundled } = buildOptions();
