@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { z } from 'zod';
+import { AdapterOptionsSchema } from '../src/options/adapter-options.js';
 import { CALL_OPTIONS_KEY, CallOptionsSchema } from '../src/options/call-options.js';
 import { CompressionOptionsSchema } from '../src/options/compression-options.js';
 import { ExtractiveSummarizerOptionsSchema } from '../src/options/extractive-summarizer-options.js';
@@ -156,8 +157,13 @@ function rowsOf(object: z.ZodObject, docs: KeyDocs, prefix = ''): OptionRow[] {
   });
 }
 
-/** The engine's options, the per-call options and the extractive summarizer's, as the reference lists them. */
-export function optionRows(): { engine: OptionRow[]; call: OptionRow[]; extractive: OptionRow[] } {
+/** The engine's options, the adapters' own, the per-call options and the extractive summarizer's, as listed. */
+export function optionRows(): {
+  engine: OptionRow[];
+  adapter: OptionRow[];
+  call: OptionRow[];
+  extractive: OptionRow[];
+} {
   const consts = declarations();
   const docsOf = (name: string) => {
     const initializer = consts.get(name);
@@ -167,6 +173,7 @@ export function optionRows(): { engine: OptionRow[]; call: OptionRow[]; extracti
   };
   return {
     engine: rowsOf(CompressionOptionsSchema, docsOf('CompressionOptionsSchema')),
+    adapter: rowsOf(AdapterOptionsSchema, docsOf('AdapterOptionsSchema')),
     call: rowsOf(CallOptionsSchema, docsOf('CallOptionsSchema')),
     extractive: rowsOf(ExtractiveSummarizerOptionsSchema, docsOf('ExtractiveSummarizerOptionsSchema')),
   };
@@ -204,7 +211,7 @@ function table(rows: readonly OptionRow[]): string {
 
 /** The text of docs/options.md. */
 export function optionsReference(): string {
-  const { engine, call, extractive } = optionRows();
+  const { engine, adapter, call, extractive } = optionRows();
   return `<!-- Generated from the options schemas by \`npm run docs:options\`: edit the schemas' JSDoc, not this file. -->
 
 # Options reference
@@ -218,6 +225,12 @@ The options of \`withContextCompression(model, options)\` and \`contextCompressi
 their parent; \`false\` turns off a feature whose allowed values say so.
 
 ${table(engine)}
+
+## Adapter options
+
+Options one adapter or one function adds to the engine's, each where its description says.
+
+${table(adapter)}
 
 ## Per-call options
 

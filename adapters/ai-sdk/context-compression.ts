@@ -7,7 +7,8 @@ import type { EmbeddingModel, LanguageModel } from 'ai';
 import { type Embedder, isEmbedder } from '../../src/embeddings/embedder.js';
 import { createCompressionEngine } from '../../src/engine/create-engine.js';
 import type { CompressionEngine } from '../../src/engine/engine.js';
-import { InvalidOptionError } from '../../src/errors.js';
+import { type AdapterOptions, AdapterOptionsSchema } from '../../src/options/adapter-options.js';
+import { parseOptions } from '../../src/options/option-issue-error.js';
 import { type CompressionOptions, readOptions } from '../../src/options/options.js';
 import type { SummarizeFunction, Summarizer } from '../../src/summarizers/summarizer.js';
 import { cachesAtBreakpoints, withCacheBreakpoints } from './cache-breakpoints.js';
@@ -18,14 +19,9 @@ import { modelSummarizer } from './model-summarizer.js';
 import { promptConversions, toTranscript } from './to-transcript.js';
 
 /** Options of the AI SDK middleware: the engine's options, with any AI SDK model accepted as summarizer. */
-export interface ContextCompressionOptions extends Omit<CompressionOptions, 'summarizer' | 'embedder'> {
-  /**
-   * For providers that cache a prompt only up to explicit breakpoints (Anthropic, also through Vertex): places
-   * `providerOptions.anthropic.cacheControl` at the end of the prompt, of the session-state pair and of the system
-   * prompt, within the provider's 4 and beside the caller's own, which are left as they are. Other providers cache
-   * prefixes on their own and are left alone. `false`: no breakpoints from this package. @default true
-   */
-  cacheBreakpoints?: boolean;
+export interface ContextCompressionOptions
+  extends Omit<CompressionOptions, 'summarizer' | 'embedder'>,
+    Pick<AdapterOptions, 'cacheBreakpoints'> {
   /**
    * Folds evicted messages into the session state: an AI SDK model (called with structured output), a summarizer
    * object, or a plain async function. @default the offline extractive summarizer
@@ -57,12 +53,7 @@ function isLanguageModel(value: unknown): value is LanguageModel {
 /** Builds the engine for a set of AI SDK options, turning a model summarizer into a Summarizer. */
 export function createEngine(options: ContextCompressionOptions | undefined): CompressionEngine {
   const { cacheBreakpoints: _adapterOnly, ...given } = readOptions(options);
-  if (_adapterOnly !== undefined && typeof _adapterOnly !== 'boolean') {
-    throw new InvalidOptionError({
-      option: 'cacheBreakpoints',
-      message: `must be true or false (got ${String(_adapterOnly)})`,
-    });
-  }
+  parseOptions(AdapterOptionsSchema.pick({ cacheBreakpoints: true }), { cacheBreakpoints: _adapterOnly }, '');
   return createCompressionEngine({ ...given, embedder: toEmbedder(given.embedder) }, (value) =>
     isLanguageModel(value) ? modelSummarizer(value) : undefined,
   );

@@ -1,5 +1,6 @@
 import type { ModelMessage } from 'ai';
 import { type ExplainedDecision, type ExplainOptions, explain } from '../../src/engine/explain.js';
+import type { AdapterOptions } from '../../src/options/adapter-options.js';
 import { checkWindowKnown, readOptions } from '../../src/options/options.js';
 import { type ContextCompressionOptions, toEmbedder } from './context-compression.js';
 import { modelMessagesToTranscript } from './model-messages.js';
@@ -7,11 +8,10 @@ import { modelMessagesToTranscript } from './model-messages.js';
 /** Options of `explainCompression`: the middleware's options, the call's instructions and the model id. */
 export interface ExplainCompressionOptions
   extends Omit<ContextCompressionOptions, 'summarizer'>,
-    Pick<ExplainOptions, 'mode'> {
+    Pick<ExplainOptions, 'mode'>,
+    Pick<AdapterOptions, 'modelId'> {
   /** The system instructions of the call, counted like the middleware counts them. */
   instructions?: string;
-  /** The model id, for the context-window table when `contextWindow` is not given. */
-  modelId?: string;
 }
 
 /**

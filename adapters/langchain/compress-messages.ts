@@ -2,6 +2,7 @@ import type { BaseLanguageModelInput } from '@langchain/core/language_models/bas
 import type { BaseMessage } from '@langchain/core/messages';
 import { type Runnable, type RunnableConfig, RunnableLambda } from '@langchain/core/runnables';
 import { InvalidOptionError } from '../../src/errors.js';
+import type { AdapterOptions } from '../../src/options/adapter-options.js';
 import { readOptions } from '../../src/options/options.js';
 import { readCallOptions } from './call-options.js';
 import { compressBaseMessages, inputMessages } from './compress-base-messages.js';
@@ -9,13 +10,7 @@ import { createEngine, type LangChainCompressionOptions, requireBudget } from '.
 import { TranscriptConverter } from './transcript-converter.js';
 
 /** Options of the chain step: the adapter's options and the model the messages go to. */
-export interface CompressMessagesOptions extends LangChainCompressionOptions {
-  /**
-   * Id of the model the messages are for (e.g. `gpt-4o`), for the context-window table and the calibration key.
-   * Give it or `contextWindow`.
-   */
-  model?: string;
-}
+export interface CompressMessagesOptions extends LangChainCompressionOptions, Pick<AdapterOptions, 'model'> {}
 
 /**
  * A chain step that compresses messages on their way to a model:

@@ -1,5 +1,6 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { type ExplainedDecision, type ExplainOptions, explain } from '../../src/engine/explain.js';
+import type { AdapterOptions } from '../../src/options/adapter-options.js';
 import { checkWindowKnown, readOptions } from '../../src/options/options.js';
 import type { LangChainCompressionOptions } from './create-engine.js';
 import { toTranscript } from './to-transcript.js';
@@ -7,10 +8,8 @@ import { toTranscript } from './to-transcript.js';
 /** Options of `explainCompression`: the adapter's options and the model id. */
 export interface ExplainCompressionOptions
   extends Omit<LangChainCompressionOptions, 'summarizer'>,
-    Pick<ExplainOptions, 'mode'> {
-  /** The model id, for the context-window table when `contextWindow` is not given. */
-  modelId?: string;
-}
+    Pick<ExplainOptions, 'mode'>,
+    Pick<AdapterOptions, 'modelId'> {}
 
 /**
  * The decision log for LangChain messages: which triggers fired, on what, how sure, and why, call by call, without

@@ -3,7 +3,13 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const OPTIONS = fileURLToPath(new URL('../../src/options/', import.meta.url));
-const ENTRIES = ['compression-options.ts', 'call-options.ts', 'extractive-summarizer-options.ts', 'merge-options.ts'];
+const ENTRIES = [
+  'compression-options.ts',
+  'adapter-options.ts',
+  'call-options.ts',
+  'extractive-summarizer-options.ts',
+  'merge-options.ts',
+];
 
 /** The declaration files TypeScript writes for the options schemas, as the published package carries them. */
 function emittedDeclarations(): Map<string, string> {
