@@ -12,6 +12,12 @@ import { CALL_OPTIONS_KEY, CallOptionsSchema } from '../src/options/call-options
 import { CompressionOptionsSchema } from '../src/options/compression-options.js';
 import { ExtractiveSummarizerOptionsSchema } from '../src/options/extractive-summarizer-options.js';
 import { allowedOf } from '../src/options/option-fields.js';
+import {
+  LangChainToolOptionsSchema,
+  MemoryStoreOptionsSchema,
+  RedactionToolOptionsSchema,
+  RetrievalToolOptionsSchema,
+} from '../src/options/tool-options.js';
 
 const OPTIONS_DIRECTORY = fileURLToPath(new URL('../src/options/', import.meta.url));
 export const REFERENCE_PATH = fileURLToPath(new URL('../docs/options.md', import.meta.url));
@@ -163,6 +169,7 @@ export function optionRows(): {
   adapter: OptionRow[];
   call: OptionRow[];
   extractive: OptionRow[];
+  tools: Record<string, OptionRow[]>;
 } {
   const consts = declarations();
   const docsOf = (name: string) => {
@@ -176,6 +183,12 @@ export function optionRows(): {
     adapter: rowsOf(AdapterOptionsSchema, docsOf('AdapterOptionsSchema')),
     call: rowsOf(CallOptionsSchema, docsOf('CallOptionsSchema')),
     extractive: rowsOf(ExtractiveSummarizerOptionsSchema, docsOf('ExtractiveSummarizerOptionsSchema')),
+    tools: {
+      'retrievalTool(options)': rowsOf(RetrievalToolOptionsSchema, docsOf('RetrievalToolOptionsSchema')),
+      'redactionTool(options)': rowsOf(RedactionToolOptionsSchema, docsOf('RedactionToolOptionsSchema')),
+      'LangChain tools, besides the above': rowsOf(LangChainToolOptionsSchema, docsOf('LangChainToolOptionsSchema')),
+      'memoryStateStore(options)': rowsOf(MemoryStoreOptionsSchema, docsOf('MemoryStoreOptionsSchema')),
+    },
   };
 }
 
@@ -211,7 +224,10 @@ function table(rows: readonly OptionRow[]): string {
 
 /** The text of docs/options.md. */
 export function optionsReference(): string {
-  const { engine, adapter, call, extractive } = optionRows();
+  const { engine, adapter, call, extractive, tools } = optionRows();
+  const toolTables = Object.entries(tools)
+    .map(([name, rows]) => `### ${name}\n\n${table(rows)}`)
+    .join('\n\n');
   return `<!-- Generated from the options schemas by \`npm run docs:options\`: edit the schemas' JSDoc, not this file. -->
 
 # Options reference
@@ -245,6 +261,12 @@ The options of \`extractiveSummarizer(options)\`, the offline summarizer used wh
 defaults). They are checked when it is made.
 
 ${table(extractive)}
+
+## Tool and store options
+
+The options of the tools this package gives the model and of the in-memory store, checked when each is made.
+
+${toolTables}
 `;
 }
 

@@ -1,6 +1,6 @@
 /**
  * `context-compression/advanced`: the building blocks behind the adapters, for custom pipelines and tools: the
- * engine itself, the explain API, token meters, the neutral transcript, the detectors and the pieces of the recall
+ * engine itself, the explain API, token meters, the neutral transcript, the detectors and the pieces of the retrieval
  * and redaction tools. These names may change in a minor version more readily than those of the main entries.
  */
 export { TokenCalibration } from './counting/calibration.js';

@@ -1,6 +1,7 @@
 import type { ModelMessage } from 'ai';
-import { type ExplainedDecision, type ExplainOptions, explain } from '../../src/engine/explain.js';
-import type { AdapterOptions } from '../../src/options/adapter-options.js';
+import { type ExplainedDecision, explain } from '../../src/engine/explain.js';
+import { type AdapterOptions, AdapterOptionsSchema } from '../../src/options/adapter-options.js';
+import { parseOptions } from '../../src/options/option-issue-error.js';
 import { checkWindowKnown, readOptions } from '../../src/options/options.js';
 import { type ContextCompressionOptions, toEmbedder } from './context-compression.js';
 import { modelMessagesToTranscript } from './model-messages.js';
@@ -8,11 +9,15 @@ import { modelMessagesToTranscript } from './model-messages.js';
 /** Options of `explainCompression`: the middleware's options, the call's instructions and the model id. */
 export interface ExplainCompressionOptions
   extends Omit<ContextCompressionOptions, 'summarizer'>,
-    Pick<ExplainOptions, 'mode'>,
-    Pick<AdapterOptions, 'modelId'> {
-  /** The system instructions of the call, counted like the middleware counts them. */
-  instructions?: string;
-}
+    Pick<AdapterOptions, 'modelId' | 'mode' | 'instructions'> {}
+
+/** The options `explainCompression` adds to the engine's, checked before the engine checks its own. */
+const EXPLAIN_OPTIONS = AdapterOptionsSchema.pick({
+  instructions: true,
+  cacheBreakpoints: true,
+  modelId: true,
+  mode: true,
+});
 
 /**
  * The decision log for AI SDK messages: which triggers fired, on what, how sure, and why, call by call, without
@@ -24,13 +29,14 @@ export async function explainCompression(
   explainOptions?: ExplainCompressionOptions,
 ): Promise<ExplainedDecision[]> {
   // cacheBreakpoints shapes requests to a provider, which a decision log never sends
-  const { instructions, embedder, cacheBreakpoints: _requestsOnly, ...options } = readOptions(explainOptions);
-  checkWindowKnown(options, 'explainCompression');
+  const { instructions, embedder, cacheBreakpoints, modelId, mode, ...options } = readOptions(explainOptions);
+  parseOptions(EXPLAIN_OPTIONS, { instructions, cacheBreakpoints, modelId, mode }, '');
+  checkWindowKnown({ ...options, modelId }, 'explainCompression');
   const system = instructions
     ? [{ role: 'system' as const, parts: [{ type: 'text' as const, text: instructions }] }]
     : [];
   return explain(
     { system, messages: modelMessagesToTranscript(messages), tools: [] },
-    { ...options, embedder: toEmbedder(embedder) },
+    { ...options, modelId, mode, embedder: toEmbedder(embedder) },
   );
 }

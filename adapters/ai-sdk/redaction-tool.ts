@@ -1,4 +1,6 @@
 import { type Tool, tool } from 'ai';
+import { parseOptions } from '../../src/options/option-issue-error.js';
+import { RedactionToolOptionsSchema } from '../../src/options/tool-options.js';
 import {
   DEFAULT_REDACTION_TOOL_DESCRIPTION,
   type RedactionInput,
@@ -18,10 +20,12 @@ export type { RedactionToolOptions, RedactionToolOutput };
  * model's reason: no server state. Register it under `DEFAULT_REDACTION_TOOL_NAME` (or give the middleware the
  * name you use as `redaction.toolName`).
  */
-export function redactionTool({
-  description = DEFAULT_REDACTION_TOOL_DESCRIPTION,
-  excludeTools,
-}: RedactionToolOptions = {}): Tool<RedactionInput, RedactionToolOutput> {
+export function redactionTool(options: RedactionToolOptions = {}): Tool<RedactionInput, RedactionToolOutput> {
+  const { description = DEFAULT_REDACTION_TOOL_DESCRIPTION, excludeTools } = parseOptions(
+    RedactionToolOptionsSchema,
+    options,
+    '',
+  );
   return tool({
     description,
     inputSchema: RedactionInputSchema,

@@ -1,6 +1,7 @@
 import { type Tool, tool } from 'ai';
+import { parseOptions } from '../../src/options/option-issue-error.js';
+import { RetrievalToolOptionsSchema } from '../../src/options/tool-options.js';
 import {
-  checkPageChars,
   DEFAULT_RETRIEVAL_TOOL_DESCRIPTION,
   type RetrievalInput,
   RetrievalInputSchema,
@@ -20,11 +21,12 @@ export type { RetrievalToolOptions, RetrievalToolOutput };
  * results as plain text; a long answer comes in pages. Register it under any name: compression recognizes it among
  * the call's tools and names it in every placeholder.
  */
-export function retrievalTool({
-  description = DEFAULT_RETRIEVAL_TOOL_DESCRIPTION,
-  pageChars,
-}: RetrievalToolOptions = {}): Tool<RetrievalInput, RetrievalToolOutput> {
-  checkPageChars(pageChars);
+export function retrievalTool(options: RetrievalToolOptions = {}): Tool<RetrievalInput, RetrievalToolOutput> {
+  const { description = DEFAULT_RETRIEVAL_TOOL_DESCRIPTION, pageChars } = parseOptions(
+    RetrievalToolOptionsSchema,
+    options,
+    '',
+  );
   return tool({
     description,
     inputSchema: RetrievalInputSchema,

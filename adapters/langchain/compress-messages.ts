@@ -2,7 +2,8 @@ import type { BaseLanguageModelInput } from '@langchain/core/language_models/bas
 import type { BaseMessage } from '@langchain/core/messages';
 import { type Runnable, type RunnableConfig, RunnableLambda } from '@langchain/core/runnables';
 import { InvalidOptionError } from '../../src/errors.js';
-import type { AdapterOptions } from '../../src/options/adapter-options.js';
+import { type AdapterOptions, AdapterOptionsSchema } from '../../src/options/adapter-options.js';
+import { parseOptions } from '../../src/options/option-issue-error.js';
 import { readOptions } from '../../src/options/options.js';
 import { readCallOptions } from './call-options.js';
 import { compressBaseMessages, inputMessages } from './compress-base-messages.js';
@@ -24,8 +25,7 @@ export function compressMessages(
   options: CompressMessagesOptions = {},
 ): Runnable<BaseLanguageModelInput, BaseMessage[]> {
   const { model, ...engineOptions } = readOptions(options);
-  if (model !== undefined && (typeof model !== 'string' || model === ''))
-    throw new InvalidOptionError({ option: 'model', message: 'expected a model id such as "gpt-4o"' });
+  parseOptions(AdapterOptionsSchema.pick({ model: true }), { model }, '');
   if (model === undefined && engineOptions.contextWindow === undefined)
     throw new InvalidOptionError({
       option: 'contextWindow',

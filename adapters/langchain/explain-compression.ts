@@ -1,6 +1,7 @@
 import type { BaseMessage } from '@langchain/core/messages';
-import { type ExplainedDecision, type ExplainOptions, explain } from '../../src/engine/explain.js';
-import type { AdapterOptions } from '../../src/options/adapter-options.js';
+import { type ExplainedDecision, explain } from '../../src/engine/explain.js';
+import { type AdapterOptions, AdapterOptionsSchema } from '../../src/options/adapter-options.js';
+import { parseOptions } from '../../src/options/option-issue-error.js';
 import { checkWindowKnown, readOptions } from '../../src/options/options.js';
 import type { LangChainCompressionOptions } from './create-engine.js';
 import { toTranscript } from './to-transcript.js';
@@ -8,8 +9,10 @@ import { toTranscript } from './to-transcript.js';
 /** Options of `explainCompression`: the adapter's options and the model id. */
 export interface ExplainCompressionOptions
   extends Omit<LangChainCompressionOptions, 'summarizer'>,
-    Pick<ExplainOptions, 'mode'>,
-    Pick<AdapterOptions, 'modelId'> {}
+    Pick<AdapterOptions, 'modelId' | 'mode'> {}
+
+/** The options `explainCompression` adds to the engine's, checked before the engine checks its own. */
+const EXPLAIN_OPTIONS = AdapterOptionsSchema.pick({ modelId: true, mode: true });
 
 /**
  * The decision log for LangChain messages: which triggers fired, on what, how sure, and why, call by call, without
@@ -21,6 +24,7 @@ export async function explainCompression(
   explainOptions?: ExplainCompressionOptions,
 ): Promise<ExplainedDecision[]> {
   const options = readOptions(explainOptions);
+  parseOptions(EXPLAIN_OPTIONS, { modelId: options.modelId, mode: options.mode }, '');
   checkWindowKnown(options, 'explainCompression');
   return explain(toTranscript(messages), options);
 }

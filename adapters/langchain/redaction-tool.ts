@@ -1,5 +1,8 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { type DynamicStructuredTool, tool } from '@langchain/core/tools';
+import { group } from '../../src/options/option-fields.js';
+import { parseOptions } from '../../src/options/option-issue-error.js';
+import { LangChainToolOptionsSchema, RedactionToolOptionsSchema } from '../../src/options/tool-options.js';
 import {
   DEFAULT_REDACTION_TOOL_DESCRIPTION,
   DEFAULT_REDACTION_TOOL_NAME,
@@ -19,6 +22,9 @@ export interface RedactionToolOptions extends SharedRedactionToolOptions {
   name?: string;
 }
 
+/** The shared options and the tool's name. */
+const OptionsSchema = group({ ...RedactionToolOptionsSchema.shape, name: LangChainToolOptionsSchema.shape.name });
+
 /**
  * A LangChain tool the model calls, beside its other tools, to flag earlier tool results it no longer needs. In a
  * `createAgent` loop it checks the ids against the conversation (`runtime.state.messages`) and answers which were
@@ -26,16 +32,14 @@ export interface RedactionToolOptions extends SharedRedactionToolOptions {
  * Either way compression finds the directive in the history on every later call, checks it again, and replaces
  * those results with the model's reason: no server state.
  */
-export function redactionTool({
-  name = DEFAULT_REDACTION_TOOL_NAME,
-  description = DEFAULT_REDACTION_TOOL_DESCRIPTION,
-  excludeTools,
-}: RedactionToolOptions = {}): DynamicStructuredTool<
-  typeof RedactionInputSchema,
-  RedactionInput,
-  RedactionInput,
-  string
-> {
+export function redactionTool(
+  options: RedactionToolOptions = {},
+): DynamicStructuredTool<typeof RedactionInputSchema, RedactionInput, RedactionInput, string> {
+  const {
+    name = DEFAULT_REDACTION_TOOL_NAME,
+    description = DEFAULT_REDACTION_TOOL_DESCRIPTION,
+    excludeTools,
+  } = parseOptions(OptionsSchema, options, '');
   return tool(
     async (input: RedactionInput, runtime?: unknown) => {
       const messages = (runtime as { state?: { messages?: BaseMessage[] } } | undefined)?.state?.messages;

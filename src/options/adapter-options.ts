@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { flag, group, nonEmptyText } from './option-fields.js';
+import { flag, group, nonEmptyText, oneOf, text } from './option-fields.js';
 
 /*
  * The options one adapter or one function adds to the engine's. Their types are taken from these schemas by the
@@ -26,6 +26,16 @@ const adapterShape = {
    * `contextWindow` is not given. @default none
    */
   modelId: nonEmptyText().optional(),
+  /**
+   * `explainCompression` (both adapters): `replay` explains every model call of the history (one per assistant turn,
+   * as an agent loop makes them); `final` only the call made with the whole history. @default 'replay'
+   */
+  mode: oneOf(['replay', 'final']).optional(),
+  /**
+   * AI SDK `explainCompression`: the system instructions of the call, counted like the middleware counts them.
+   * @default none
+   */
+  instructions: text().optional(),
 };
 
 /** The options the adapters add to the engine's, checked where they are read. */

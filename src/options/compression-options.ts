@@ -101,7 +101,7 @@ const semanticTriggerShape = {
   minTokens: whole(0, ' of tokens').default(2_000),
   /**
    * Put off a fold while the work after the segment still quotes the segment's tool results: a path, a name or a
-   * value from a result that the assistant wrote again in a later step (see `findResultsInUse`). Hiding what the
+   * value from a result that the assistant wrote again in a later step (the engine scans the steps after the segment for them). Hiding what the
    * agent works from is the likeliest way to make it fetch it again; the fold comes once the work moved on, or when
    * the budget asks. @default true
    */

@@ -48,6 +48,11 @@ export const number = (allowed: string, bounded: (schema: z.ZodNumber) => z.ZodN
 export const text = () => allowing('a string', z.string({ error: 'a string' }));
 export const nonEmptyText = () => allowing('a non-empty string', z.string({ error: 'a non-empty string' }).min(1));
 export const flag = () => allowing('true or false', z.boolean({ error: 'true or false' }));
+/** One of a few strings. */
+export function oneOf<const Values extends readonly [string, ...string[]]>(values: Values) {
+  const allowed = values.map((value) => `'${value}'`).join(' or ');
+  return allowing(allowed, z.enum(values, { error: allowed }));
+}
 export const toolNames = () =>
   allowing('an array of tool names', z.array(z.string({ error: 'a tool name' }), { error: 'an array of tool names' }));
 

@@ -15,11 +15,3 @@ export {
 } from './compression-options.js';
 export { checkReserve, checkWindowKnown, readOptions } from './option-checks.js';
 export { type ResolvedOptions, resolveOptions } from './resolve-options.js';
-
-/**
- * Validates options when a factory is called, so mistakes fail at start-up with the option's path, the value given
- * and the values allowed, not in the middle of a conversation. Unknown keys fail too, naming the closest option.
- */
-export function validateOptions(options: CompressionOptions): void {
-  resolveOptions(options);
-}

@@ -1,4 +1,6 @@
 import { LRUCache } from 'lru-cache';
+import { parseOptions } from '../options/option-issue-error.js';
+import { MemoryStoreOptionsSchema } from '../options/tool-options.js';
 /** Options of one write to a store. */
 export interface StateStoreSetOptions {
   /** Time to live in milliseconds; the store may forget the value after it. */
@@ -49,10 +51,11 @@ export interface MemoryStateStoreOptions {
 export const DEFAULT_MEMORY_STORE_MAX_ENTRIES = 10_000;
 
 /** An in-process store: a bounded LRU map with optional TTLs. The default; state is lost on restart. */
-export function memoryStateStore({
-  maxEntries = DEFAULT_MEMORY_STORE_MAX_ENTRIES,
-  now = Date.now,
-}: MemoryStateStoreOptions = {}): Required<StateStore> & { readonly size: number; clear(): void } {
+export function memoryStateStore(
+  options: MemoryStateStoreOptions = {},
+): Required<StateStore> & { readonly size: number; clear(): void } {
+  parseOptions(MemoryStoreOptionsSchema, options, '');
+  const { maxEntries = DEFAULT_MEMORY_STORE_MAX_ENTRIES, now = Date.now } = options;
   const entries = new LRUCache<string, { value: unknown; expiresAt: number }>({ max: maxEntries });
   return {
     get size() {

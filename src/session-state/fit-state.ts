@@ -33,7 +33,7 @@ export function fitState(
   const escapedTokens = (value: unknown) => meter.countText(escapeJsonForTag(JSON.stringify(value)));
   // the timeline is shortened and merged within its share, never dropped: every folded span stays named
   let timeline = state.timeline && fitTimeline(state.timeline, TIMELINE_SHARE_OF_STATE * maxTokens, meter);
-  // the folded calls keep the newest within their share: an older one is still found by a recall query
+  // the folded calls keep the newest within their share: an older one is still found by a query of the retrieval tool
   let toolCalls = state.toolCalls && fitToolCalls(state.toolCalls, TOOL_CALLS_SHARE_OF_STATE * maxTokens, meter);
   let salience = [...(state.salience ?? [])];
   while (salience.length > 0 && escapedTokens(salience) > SALIENCE_SHARE_OF_STATE * maxTokens) {

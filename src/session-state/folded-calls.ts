@@ -17,7 +17,7 @@ function cutAt(text: string, length: number): string {
 /**
  * The entries of the tool calls in folded messages, one per call: `<call id> <tool>(<arguments, cut>)`, so a model
  * with the retrieval tool can ask for a folded result by its id. The calls of `skip` (this package's own tools) are left
- * out: their results say nothing worth recalling.
+ * out: their results say nothing worth retrieving.
  */
 export function foldedCallEntries(span: readonly Message[], skip: ReadonlySet<string>): string[] {
   const entries: string[] = [];

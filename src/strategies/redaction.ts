@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_REDACTION_TOOL_NAME } from '../options/prompts.js';
+import type { RedactionToolOptionsSchema } from '../options/tool-options.js';
 import type { Message } from '../transcript/transcript.js';
 import { forEachResult } from './observation-masking.js';
 
@@ -126,12 +127,7 @@ export function validateRedaction(
 }
 
 /** Options every adapter's redaction tool takes. */
-export interface RedactionToolOptions {
-  /** What the tool tells the model. @default DEFAULT_REDACTION_TOOL_DESCRIPTION */
-  description?: string;
-  /** Tools whose results may not be redacted; give the compression the same list as `masking.excludeTools`. */
-  excludeTools?: string[];
-}
+export type RedactionToolOptions = z.input<typeof RedactionToolOptionsSchema>;
 
 /** What a redaction tool answers the model. */
 export interface RedactionToolOutput {

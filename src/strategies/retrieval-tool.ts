@@ -1,12 +1,12 @@
 import MiniSearch from 'minisearch';
 import { z } from 'zod';
-import { describeValue, InvalidOptionError } from '../errors.js';
+import { MIN_RETRIEVAL_PAGE_CHARS, type RetrievalToolOptionsSchema } from '../options/tool-options.js';
 import type { Message } from '../transcript/transcript.js';
 
 /** Name the retrieval tool is registered under when the caller does not pick one. */
 export const DEFAULT_RETRIEVAL_TOOL_NAME = 'retrieve_tool_results';
 
-/** Most tool calls one recall may name. */
+/** Most tool calls one request of the retrieval tool may name. */
 export const MAX_RETRIEVAL_IDS = 20;
 
 /** Longest query accepted, in characters. */
@@ -18,22 +18,8 @@ export const DEFAULT_RETRIEVAL_PAGE_CHARS = 8_000;
 /** Results a query answers with at most. */
 const QUERY_RESULTS = 3;
 
-/** Smallest page accepted, in characters. */
-export const MIN_RECALL_PAGE_CHARS = 200;
-
 /** How an answer of the retrieval tool starts its results: such results are never found by a query. */
 const RESULT_TAG = '<tool_result id=';
-
-/** Checks the `pageChars` option of a retrieval tool: a whole number of at least `MIN_RECALL_PAGE_CHARS`. */
-export function checkPageChars(pageChars: number | undefined): void {
-  if (pageChars === undefined) return;
-  if (!Number.isInteger(pageChars) || pageChars < MIN_RECALL_PAGE_CHARS) {
-    throw new InvalidOptionError({
-      option: 'pageChars',
-      message: `must be a whole number of characters, at least ${MIN_RECALL_PAGE_CHARS} (got ${describeValue(pageChars)})`,
-    });
-  }
-}
 
 /**
  * The description of the `toolCallIds` argument. Compression recognizes the retrieval tool among a call's tools by it,
@@ -58,7 +44,7 @@ export const RetrievalInputSchema = z.object({
     .describe('Page of a long answer, from 1; the answer says how many pages there are.'),
 });
 
-/** A recall request as the model sent it. */
+/** A request of the retrieval tool as the model sent it. */
 export type RetrievalInput = z.infer<typeof RetrievalInputSchema>;
 
 /** One tool result given back, or the part of it on this page. */
@@ -82,12 +68,7 @@ export interface RetrievalToolOutput {
 }
 
 /** Options every adapter's retrieval tool takes. */
-export interface RetrievalToolOptions {
-  /** What the tool tells the model. @default DEFAULT_RETRIEVAL_TOOL_DESCRIPTION */
-  description?: string;
-  /** Characters of one page of an answer; a longer answer comes in pages. @default DEFAULT_RETRIEVAL_PAGE_CHARS */
-  pageChars?: number;
-}
+export type RetrievalToolOptions = z.input<typeof RetrievalToolOptionsSchema>;
 
 /** What the retrieval tool tells the model: when to use it, and that it never runs anything again. */
 export const DEFAULT_RETRIEVAL_TOOL_DESCRIPTION = `Gives back, verbatim, the results of earlier tool calls that were cleared, shortened or summarized to save context: a placeholder or the session state names their call ids. Use it instead of running a tool again when you need exactly what it returned then (re-running can be slow, have side effects, or return something else). Pass the call ids, or a query of a few distinctive words when you do not know them. A long answer comes in pages; ask for the next with \`page\`.`;
@@ -164,10 +145,10 @@ export function retrievalAnswer(
   const results = resultsById(messages);
   let ids = [...new Set(parsed.data.toolCallIds)];
   if (ids.length === 0 && query.trim() === '') {
-    return none('Name 1 or more tool call ids, or give a query; nothing was recalled.');
+    return none('Name 1 or more tool call ids, or give a query; nothing was retrieved.');
   }
   if (ids.length > MAX_RETRIEVAL_IDS) {
-    return none(`Name at most ${MAX_RETRIEVAL_IDS} tool call ids at once (got ${ids.length}); nothing was recalled.`);
+    return none(`Name at most ${MAX_RETRIEVAL_IDS} tool call ids at once (got ${ids.length}); nothing was retrieved.`);
   }
   if (query.length > MAX_RETRIEVAL_QUERY_CHARS) {
     return none(`The query must be at most ${MAX_RETRIEVAL_QUERY_CHARS} characters (got ${query.length}).`);
@@ -184,7 +165,7 @@ export function retrievalAnswer(
     else found.push({ id, ...result });
   }
   // pages: the results in order, each cut into pieces that fit a page; a page holds whole pieces
-  const size = Math.max(MIN_RECALL_PAGE_CHARS, Math.floor(pageChars));
+  const size = Math.max(MIN_RETRIEVAL_PAGE_CHARS, Math.floor(pageChars));
   const paged: RetrievedResult[][] = [[]];
   let used = 0;
   for (const result of found) {
@@ -208,8 +189,8 @@ export function retrievalAnswer(
   const onPage = paged[current - 1] ?? [];
   const parts = [
     found.length === 0
-      ? 'Recalled nothing.'
-      : `Recalled ${found.length} tool result${found.length === 1 ? '' : 's'} (${found.map((result) => result.id).join(', ')}) verbatim${pages > 1 ? `, page ${current} of ${pages}` : ''}.`,
+      ? 'Retrieved nothing.'
+      : `Retrieved ${found.length} tool result${found.length === 1 ? '' : 's'} (${found.map((result) => result.id).join(', ')}) verbatim${pages > 1 ? `, page ${current} of ${pages}` : ''}.`,
   ];
   if (pages > 1 && current < pages) parts.push(`Ask again with page: ${current + 1} for the rest.`);
   if (page > pages) parts.push(`There is no page ${page}; this is the last one.`);

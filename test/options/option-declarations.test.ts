@@ -9,6 +9,7 @@ const ENTRIES = [
   'call-options.ts',
   'extractive-summarizer-options.ts',
   'merge-options.ts',
+  'tool-options.ts',
 ];
 
 /** The declaration files TypeScript writes for the options schemas, as the published package carries them. */

@@ -8,8 +8,8 @@ describe('docs/options.md', () => {
   });
 
   it("every default the schema gives is the one the option's JSDoc shows on hover", () => {
-    const { engine, adapter, call, extractive } = optionRows();
-    for (const row of [...engine, ...adapter, ...call, ...extractive]) {
+    const { engine, adapter, call, extractive, tools } = optionRows();
+    for (const row of [...engine, ...adapter, ...call, ...extractive, ...Object.values(tools).flat()]) {
       if (typeof row.value !== 'number' && typeof row.value !== 'boolean') continue;
       expect(row.documentedDefault, row.path).toBeDefined();
       expect(

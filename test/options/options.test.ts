@@ -18,7 +18,7 @@ function constructionError(options: unknown): unknown {
   return undefined;
 }
 
-describe('validateOptions at construction', () => {
+describe('options checked at construction', () => {
   it.each<[string, Record<string, unknown>, string]>([
     ['compressAt above 1', { compressAt: 1.5 }, 'compressAt'],
     ['compressAt zero', { compressAt: 0 }, 'compressAt'],

@@ -2,10 +2,10 @@ import { tool as aiTool, generateText, type ToolSet } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { retrievalTool as aiRecallTool, redactionTool as aiRedactionTool } from '../../adapters/ai-sdk/index.js';
+import { redactionTool as aiRedactionTool, retrievalTool as aiRetrievalTool } from '../../adapters/ai-sdk/index.js';
 import {
-  retrievalTool as langChainRecallTool,
   redactionTool as langChainRedactionTool,
+  retrievalTool as langChainRetrievalTool,
 } from '../../adapters/langchain/index.js';
 import { toolDefinitions } from '../../adapters/langchain/to-transcript.js';
 import { findOwnTools } from '../../src/strategies/own-tools.js';
@@ -37,7 +37,7 @@ describe('retrievalAnswer', () => {
     const answer = retrievalAnswer(history, { toolCallIds: ['c1', 'zzz'] });
     expect(answer.results).toEqual([{ toolCallId: 'c1', toolName: 'read_file', output: CONFIG }]);
     expect(answer.missing).toEqual([{ toolCallId: 'zzz', reason: 'no earlier tool result has this id' }]);
-    expect(answer.message).toMatch(/Recalled 1 tool result \(c1\) verbatim\. Not found: zzz\./);
+    expect(answer.message).toMatch(/Retrieved 1 tool result \(c1\) verbatim\. Not found: zzz\./);
     const text = renderRetrievalAnswer(answer);
     expect(text).toContain(`<tool_result id="c1" tool="read_file">\n${CONFIG}\n</tool_result>`);
   });
@@ -82,8 +82,8 @@ describe('retrievalAnswer', () => {
 
 describe('retrieval tool options and queries', () => {
   it('rejects a page smaller than 200 characters when the tool is made', () => {
-    expect(() => aiRecallTool({ pageChars: 1 })).toThrow(/Invalid option `pageChars`: must be a whole number/);
-    expect(() => langChainRecallTool({ pageChars: 10.5 })).toThrow(/at least 200 \(got 10.5\)/);
+    expect(() => aiRetrievalTool({ pageChars: 1 })).toThrow(/Invalid option `pageChars`: must be a whole number/);
+    expect(() => langChainRetrievalTool({ pageChars: 10.5 })).toThrow(/at least 200 \(got 10.5\)/);
   });
 
   it('finds the original result by a query, not an earlier retrieval answer that quotes it', () => {
@@ -102,7 +102,7 @@ describe('findOwnTools', () => {
   it('recognizes the AI SDK tools under any name, by their schemas', async () => {
     const mock = new MockLanguageModelV4({ doGenerate: async () => textResult('ok') });
     const tools: ToolSet = {
-      get_back: aiRecallTool(),
+      get_back: aiRetrievalTool(),
       forget: aiRedactionTool({ description: 'My own words.' }),
       read_file: aiTool({ description: 'Reads', inputSchema: z.object({ toolCallIds: z.array(z.string()) }) }),
     };
@@ -112,7 +112,7 @@ describe('findOwnTools', () => {
 
   it('recognizes the LangChain tools under any name, by their schemas', () => {
     const definitions = toolDefinitions([
-      langChainRecallTool({ name: 'fetch_hidden' }),
+      langChainRetrievalTool({ name: 'fetch_hidden' }),
       langChainRedactionTool({ name: 'drop_results' }),
     ]);
     expect(findOwnTools(definitions)).toEqual({ retrieval: 'fetch_hidden', redaction: 'drop_results' });
