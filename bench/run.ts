@@ -11,6 +11,8 @@
  * 5. The worst case of counting: CJK, base64 and one repeated character beside English, per shipped counter.
  * 6. The policy per fixture source (mini-swe-agent, tau-bench, SWE-agent) beside the sliding window, with
  *    leave-one-source-out over a small grid of hiding options (bench/agents/per-source.ts).
+ * 7. 5,000 conversations of 20 turns in one process: the engine's heap and the p50 / p99 of a call as they grow
+ *    (bench/many-conversations.ts).
  */
 import { resolve } from 'node:path';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
@@ -22,6 +24,7 @@ import { fixturesDir, readSessions } from '../examples/lib/session-file.js';
 import { rebuilt } from './agent-history.js';
 import { perSource } from './agents/per-source.js';
 import { slidingWindowMasking } from './baselines/sliding-window-masking.js';
+import { manyConversations } from './many-conversations.js';
 import { neededLater } from './needed-later.js';
 import { overhead } from './overhead.js';
 import { format, percentile } from './stats.js';
@@ -261,6 +264,17 @@ async function overheadAndTokenizers() {
   tokenizerTable(sessions);
 }
 
+/** Section 7 on the texts of the public conversations, or on synthetic sentences when they are absent. */
+async function manyConversationsSection(): Promise<void> {
+  const dir = fixturesDir();
+  const texts = dir
+    ? readSessions(resolve(dir, 'conversations.jsonl')).flatMap((session) =>
+        session.messages.map((message) => message.content),
+      )
+    : Array.from({ length: 500 }, (_unused, index) => sentence(index, 30));
+  await manyConversations(texts);
+}
+
 /** `npm run bench -- --only 1,3` runs some sections; all of them by default. */
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1]?.split(',') : undefined;
 const runs = (section: string) => !only || only.includes(section);
@@ -272,3 +286,4 @@ if (runs('3')) await fixtures();
 if (runs('4')) await triggers();
 if (runs('5')) worstCaseCounting();
 if (runs('6')) await perSourceSection();
+if (runs('7')) await manyConversationsSection();
