@@ -5,7 +5,6 @@
  */
 export { TokenCalibration } from './counting/calibration.js';
 export type { GptTokenizerEncodingName } from './counting/gpt-tokenizer-counter.js';
-export { hashString } from './counting/hash.js';
 export { DEFAULT_MESSAGE_OVERHEAD_TOKENS, MessageMeter } from './counting/message-meter.js';
 export type { TiktokenEncodingName } from './counting/tiktoken-counter.js';
 export { DEFAULT_EMBEDDER_TIMEOUT_MS } from './embeddings/embedder.js';

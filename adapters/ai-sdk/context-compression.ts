@@ -50,10 +50,13 @@ function isLanguageModel(value: unknown): value is LanguageModel {
   );
 }
 
+/** The option this adapter adds to the engine's, checked before the engine checks its own. */
+const CACHE_BREAKPOINTS_OPTION = AdapterOptionsSchema.pick({ cacheBreakpoints: true });
+
 /** Builds the engine for a set of AI SDK options, turning a model summarizer into a Summarizer. */
 export function createEngine(options: ContextCompressionOptions | undefined): CompressionEngine {
   const { cacheBreakpoints: _adapterOnly, ...given } = readOptions(options);
-  parseOptions(AdapterOptionsSchema.pick({ cacheBreakpoints: true }), { cacheBreakpoints: _adapterOnly }, '');
+  parseOptions(CACHE_BREAKPOINTS_OPTION, { cacheBreakpoints: _adapterOnly }, '');
   return createCompressionEngine({ ...given, embedder: toEmbedder(given.embedder) }, (value) =>
     isLanguageModel(value) ? modelSummarizer(value) : undefined,
   );

@@ -13,6 +13,9 @@ import { TranscriptConverter } from './transcript-converter.js';
 /** Options of the chain step: the adapter's options and the model the messages go to. */
 export interface CompressMessagesOptions extends LangChainCompressionOptions, Pick<AdapterOptions, 'model'> {}
 
+/** The option the chain step adds to the engine's, checked before the engine checks its own. */
+const MODEL_OPTION = AdapterOptionsSchema.pick({ model: true });
+
 /**
  * A chain step that compresses messages on their way to a model:
  * `prompt.pipe(compressMessages({ model: 'gpt-4o' })).pipe(model)`. Takes messages or a prompt value and returns
@@ -25,7 +28,7 @@ export function compressMessages(
   options: CompressMessagesOptions = {},
 ): Runnable<BaseLanguageModelInput, BaseMessage[]> {
   const { model, ...engineOptions } = readOptions(options);
-  parseOptions(AdapterOptionsSchema.pick({ model: true }), { model }, '');
+  parseOptions(MODEL_OPTION, { model }, '');
   if (model === undefined && engineOptions.contextWindow === undefined)
     throw new InvalidOptionError({
       option: 'contextWindow',

@@ -4,10 +4,10 @@ import type { CompressionPoint } from '../engine/compression-point.js';
 import type { Projection } from '../engine/projection.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
 import {
-  findStaleObservations,
   findSupersededObservations,
   type StalenessSettings,
   type StaleObservation,
+  scoreStaleObservations,
   type TermMemo,
 } from '../triggers/staleness.js';
 import type { CacheEconomics } from './cache-economics.js';
@@ -76,12 +76,12 @@ export function planMasking(input: MaskingInput): MaskingPlan | undefined {
   if (!staleness) return maskingPlan(input, step, superseded);
   // a step happens anyway: the scored staleness (costlier) may add results to it
   const stale = withStaleReasons(
-    findStaleObservations({
+    scoreStaleObservations({
       messages: facts.messages,
       steps: facts.steps,
       sites: facts.sites,
       from: point.coveredCount,
-      options: staleness,
+      settings: staleness,
       termMemo: input.termMemo,
     }),
     { hidden, known: superseded },

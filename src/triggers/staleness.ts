@@ -1,4 +1,8 @@
-import { type StalenessOptions, StalenessOptionsSchema } from '../options/compression-options.js';
+import {
+  type StalenessOptions,
+  StalenessOptionsSchema,
+  type StalenessSettings,
+} from '../options/compression-options.js';
 import { parseOptions } from '../options/option-issue-error.js';
 import type { StepSignals } from '../signals/transcript-signals.js';
 import type { ResultSite } from '../strategies/observation-masking.js';
@@ -115,22 +119,31 @@ export function findSupersededObservations({
  * engine runs it only when a masking step happens anyway.
  */
 export function findStaleObservations({
-  messages,
-  steps,
-  sites,
-  from,
   options = {},
-  termMemo,
-}: {
+  ...input
+}: StalenessInput & { options?: StalenessOptions }): StaleObservation[] {
+  return scoreStaleObservations({ ...input, settings: parseOptions(StalenessOptionsSchema, options, '') });
+}
+
+/** What the staleness score reads: the history, its step signals and tool results, from the first message in view. */
+interface StalenessInput {
   messages: readonly Message[];
   steps: readonly StepSignals[];
   sites: readonly ResultSite[];
   from: number;
-  options?: StalenessOptions;
   /** Term counts of earlier calls (the engine keeps one). */
   termMemo?: TermMemo;
-}): StaleObservation[] {
-  const settings = parseOptions(StalenessOptionsSchema, options, '');
+}
+
+/** `findStaleObservations` with settings the engine resolved once, so a masking step does not check them again. */
+export function scoreStaleObservations({
+  messages,
+  steps,
+  sites,
+  from,
+  termMemo,
+  settings,
+}: StalenessInput & { settings: StalenessSettings }): StaleObservation[] {
   const weights = settings.weights;
   const { stepOfResult, current, candidates } = candidatesOf(steps, sites, from);
   const recent = steps.slice(Math.max(0, steps.length - settings.window));
