@@ -13,6 +13,8 @@
  *    leave-one-source-out over a small grid of hiding options (bench/agents/per-source.ts).
  * 7. 5,000 conversations of 20 turns in one process: the engine's heap and the p50 / p99 of a call as they grow
  *    (bench/many-conversations.ts).
+ * 8. First calls of new conversations beside counting the same texts: ~200k tokens per fixture source on a warm
+ *    server and in a cold process, and one huge or pathological message early in a chat (bench/first-calls.ts).
  */
 import { resolve } from 'node:path';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
@@ -24,6 +26,7 @@ import { fixturesDir, readSessions } from '../examples/lib/session-file.js';
 import { rebuilt } from './agent-history.js';
 import { perSource } from './agents/per-source.js';
 import { slidingWindowMasking } from './baselines/sliding-window-masking.js';
+import { firstCalls } from './first-calls.js';
 import { manyConversations } from './many-conversations.js';
 import { neededLater } from './needed-later.js';
 import { overhead } from './overhead.js';
@@ -287,3 +290,4 @@ if (runs('4')) await triggers();
 if (runs('5')) worstCaseCounting();
 if (runs('6')) await perSourceSection();
 if (runs('7')) await manyConversationsSection();
+if (runs('8')) await firstCalls();

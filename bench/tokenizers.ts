@@ -50,11 +50,14 @@ function longRuns(): Record<string, string> {
   return { cjk, base64: Buffer.from(bytes).toString('base64') };
 }
 
-/** Runs the child script on one tokenizer; undefined when it ran out of time. */
-export function runChild<T>(args: string[], timeout?: number): T | undefined {
+/**
+ * Runs a child script of this folder (the tokenizer child by default) with `args` and parses the JSON it prints;
+ * undefined when it ran out of time.
+ */
+export function runChild<T>(args: string[], timeout?: number, script = 'tokenizer-child.ts'): T | undefined {
   const child = spawnSync(
     process.execPath,
-    ['--expose-gc', '--import', 'tsx', resolve(import.meta.dirname, 'tokenizer-child.ts'), ...args],
+    ['--expose-gc', '--import', 'tsx', resolve(import.meta.dirname, script), ...args],
     { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout },
   );
   if (child.signal && timeout !== undefined) return undefined;
