@@ -77,7 +77,11 @@ export function middlewareFor(
   engine: CompressionEngine,
   { cacheBreakpoints = true }: Pick<ContextCompressionOptions, 'cacheBreakpoints'> = {},
 ): LanguageModelV4Middleware {
-  const estimates = new WeakMap<LanguageModelV4CallOptions, { modelKey: string; tokens: number }>();
+  /** Each sent call's model and engine output, whose token estimate is read once the provider answered. */
+  const estimates = new WeakMap<
+    LanguageModelV4CallOptions,
+    { modelKey: string; output: { estimatedTokens: number } }
+  >();
   const modelKeyOf = (model: { provider: string; modelId: string }) => `${model.provider}:${model.modelId}`;
   const conversions = promptConversions();
   return {
@@ -104,13 +108,14 @@ export function middlewareFor(
         });
       }
       const transformed = { ...params, providerOptions, prompt };
-      estimates.set(transformed, { modelKey: modelKeyOf(model), tokens: result.estimatedTokens });
+      estimates.set(transformed, { modelKey: modelKeyOf(model), output: result });
       return transformed;
     },
     async wrapGenerate({ doGenerate, params }) {
       const result = await doGenerate();
       const estimate = estimates.get(params);
-      if (estimate) engine.recordUsage(estimate.modelKey, estimate.tokens, result.usage?.inputTokens?.total);
+      if (estimate)
+        engine.recordUsage(estimate.modelKey, () => estimate.output.estimatedTokens, result.usage?.inputTokens?.total);
       return result;
     },
     async wrapStream({ doStream, params }) {
@@ -121,7 +126,11 @@ export function middlewareFor(
         new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
           transform(part, controller) {
             if (part.type === 'finish')
-              engine.recordUsage(estimate.modelKey, estimate.tokens, part.usage?.inputTokens?.total);
+              engine.recordUsage(
+                estimate.modelKey,
+                () => estimate.output.estimatedTokens,
+                part.usage?.inputTokens?.total,
+              );
             controller.enqueue(part);
           },
         }),

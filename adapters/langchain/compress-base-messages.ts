@@ -52,6 +52,9 @@ export async function compressBaseMessages(
   });
   return {
     messages: fromTranscript(result.system, result.messages, awareness),
-    estimatedTokens: result.estimatedTokens,
+    // read once the provider answered: a call decided without counting it all counts the rest then, if not before
+    get estimatedTokens() {
+      return result.estimatedTokens;
+    },
   };
 }

@@ -55,7 +55,7 @@ export function contextCompressionMiddleware(options: ContextCompressionMiddlewa
     });
     const response = await handler({ ...request, messages: compressed.messages.slice(system.length) });
     const reported = reportedInputTokens(response as BaseMessage);
-    if (reported !== undefined) engine.recordUsage(info.modelKey, compressed.estimatedTokens, reported);
+    if (reported !== undefined) engine.recordUsage(info.modelKey, () => compressed.estimatedTokens, reported);
     return response;
   };
   const middleware: AgentMiddleware = { name: 'ContextCompressionMiddleware', wrapModelCall };

@@ -140,9 +140,9 @@ function compressingModel<T extends BaseChatModel>(model: T, compression: Compre
       const prompts = lists.map((list, index) => compressed[index]?.messages ?? list);
       const result = await base.generate.call(this, prompts, options, callbacks);
       result.generations.forEach((generation, index) => {
-        const estimate = compressed[index]?.estimatedTokens;
+        const sent = compressed[index];
         const message = (generation[0] as ChatGeneration | undefined)?.message;
-        if (estimate !== undefined) engine.recordUsage(info.modelKey, estimate, reportedInputTokens(message));
+        if (sent) engine.recordUsage(info.modelKey, () => sent.estimatedTokens, reportedInputTokens(message));
       });
       return result;
     },
@@ -159,7 +159,7 @@ function compressingModel<T extends BaseChatModel>(model: T, compression: Compre
         if (tokens !== undefined) reported = (reported ?? 0) + tokens;
         yield chunk;
       }
-      if (compressed) engine.recordUsage(info.modelKey, compressed.estimatedTokens, reported);
+      if (compressed) engine.recordUsage(info.modelKey, () => compressed.estimatedTokens, reported);
     },
     streamEvents(
       this: BaseChatModel,

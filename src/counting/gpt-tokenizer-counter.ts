@@ -46,6 +46,7 @@ export function gptTokenizerCounter(encodingName: GptTokenizerEncodingName = 'o2
       const encoding = encodings.get(encodingName) ?? loadNow(encodingName);
       return countInChunks(text, (chunk) => encoding.countTokens(chunk, PLAIN_TEXT));
     },
+    bytesBound: true,
     load: async () => {
       if (encodings.has(encodingName)) return;
       const encoding = await IMPORTS[encodingName]();

@@ -19,6 +19,8 @@ export function guardedCounter(counter: TokenCounter, onFailure: (error: TokenCo
   return {
     name: counter.name,
     ...(counter.load ? { load: () => counter.load?.() ?? Promise.resolve() } : {}),
+    // the fallback's counts (a token per four characters) are within the bound too
+    ...(counter.bytesBound === true ? { bytesBound: true } : {}),
     count(text) {
       let tokens: number;
       try {

@@ -37,6 +37,8 @@ export class MessageMeter {
   /** Token counts by content hash. */
   private readonly counts: LRUCache<number, number>;
   private readonly byObject = new WeakMap<object, MessageMeasure>();
+  /** Hashes of messages not counted yet. */
+  private readonly hashes = new WeakMap<object, number>();
   /** Hashes of long texts by the text itself, bounded by entries and by total characters. */
   private readonly textHashes: LRUCache<string, number>;
   private readonly argsHashes = new WeakMap<object, number>();
@@ -59,9 +61,7 @@ export class MessageMeter {
   measure(message: Message): MessageMeasure {
     const cached = this.byObject.get(message);
     if (cached) return cached;
-    // hashes are chained as numbers: no fingerprint string is built for the (often large) message
-    let hash = ROLE_SEEDS[message.role];
-    for (const part of message.parts) hash = hashChain(hash, this.partHash(part));
+    const hash = this.hash(message);
     let tokens = this.cached(hash);
     if (tokens === undefined) {
       tokens = this.overheadTokens;
@@ -80,6 +80,39 @@ export class MessageMeter {
     const measure = { hash, tokens };
     this.byObject.set(message, measure);
     return measure;
+  }
+
+  /** The content hash of a message, without counting it; cached per object. */
+  hash(message: Message): number {
+    const measured = this.byObject.get(message);
+    if (measured) return measured.hash;
+    let hash = this.hashes.get(message);
+    if (hash === undefined) {
+      // hashes are chained as numbers: no fingerprint string is built for the (often large) message
+      hash = ROLE_SEEDS[message.role];
+      for (const part of message.parts) hash = hashChain(hash, this.partHash(part));
+      this.hashes.set(message, hash);
+    }
+    return hash;
+  }
+
+  /** Whether `bound` can bound a message without counting it: the counter never counts more than a text's bytes. */
+  get bounded(): boolean {
+    return this.counter.bytesBound === true;
+  }
+
+  /**
+   * At least the tokens `measure` gives a message, without tokenizing it: its count when known (this object or one
+   * of the same content was measured), else the UTF-8 length of its texts (an upper bound of any byte-level BPE count). Meaningful only when `bounded`.
+   */
+  bound(message: Message): number {
+    const measured = this.byObject.get(message);
+    if (measured) return measured.tokens;
+    const known = this.cached(this.hash(message));
+    if (known !== undefined) return known;
+    let bytes = this.overheadTokens;
+    for (const part of message.parts) bytes += part.type === 'file' ? part.tokens : maxUtf8Bytes(partText(part));
+    return bytes;
   }
 
   /** Tokens of a free text (system prompt, tool definitions), memoized by hash. */
@@ -146,4 +179,17 @@ export class MessageMeter {
   private remember(hash: number, tokens: number): void {
     this.counts.set(hash, tokens);
   }
+}
+
+/**
+ * At least the length of a text in UTF-8 bytes: exact for every code point of one UTF-16 unit (1 to 3 bytes); a
+ * surrogate pair (4 bytes) counts 6 and a lone surrogate (written as U+FFFD, 3 bytes) 3.
+ */
+export function maxUtf8Bytes(text: string): number {
+  let bytes = text.length;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 0x80) bytes += code >= 0x800 ? 2 : 1;
+  }
+  return bytes;
 }

@@ -19,9 +19,14 @@ export class PrefixTracker {
 
   /** Stores this prompt and returns the tokens of its longest common prefix with the previous one. */
   update(conversation: string, prompt: readonly MessageMeasure[]): number {
+    return commonPrefixTokens(this.replace(conversation, prompt) ?? [], prompt);
+  }
+
+  /** Stores this prompt and returns the previous one, for a caller that counts their common prefix later, if ever. */
+  replace(conversation: string, prompt: readonly MessageMeasure[]): readonly MessageMeasure[] | undefined {
     const previous = this.last.get(conversation);
     this.last.set(conversation, prompt);
-    return commonPrefixTokens(previous ?? [], prompt);
+    return previous;
   }
 }
 

@@ -28,6 +28,7 @@ export function tiktokenCounter(encodingName: TiktokenEncodingName = 'o200k_base
   return {
     name: `tiktoken:${encodingName}`,
     count: (text) => countInChunks(text, (chunk) => loaded.encode(chunk, [], []).length),
+    bytesBound: true,
   };
 }
 

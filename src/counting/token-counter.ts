@@ -8,9 +8,20 @@ export interface TokenCounter {
    * counts, so a tokenizer can arrive through a dynamic import, which every bundler and runtime supports.
    */
   load?(): Promise<void>;
+  /**
+   * True when no count exceeds the text's length in UTF-8 bytes, as with every byte-level BPE encoding (each token
+   * stands for at least one byte). The engine then proves a prompt far below its thresholds from byte lengths and
+   * counts only the messages a decision needs, the others later, when a figure is read.
+   */
+  readonly bytesBound?: boolean;
 }
 
 /** A counter without a tokenizer: about four characters a token. Useful in tests and on constrained runtimes. */
 export function approximateCounter(charactersPerToken = 4): TokenCounter {
-  return { name: `approximate:${charactersPerToken}`, count: (text) => Math.ceil(text.length / charactersPerToken) };
+  return {
+    name: `approximate:${charactersPerToken}`,
+    count: (text) => Math.ceil(text.length / charactersPerToken),
+    // a character is at least one byte
+    bytesBound: charactersPerToken >= 1,
+  };
 }

@@ -6,6 +6,7 @@ import type { StepSignals } from '../signals/step-signals.js';
 import { type MaskingOptions, maskableKeys } from '../strategies/observation-masking.js';
 import type { OwnToolNames } from '../strategies/own-tools.js';
 import { collectRedactions, type RedactionRules } from '../strategies/redaction.js';
+import { type CutPoints, cutPointsFor } from '../transcript/cut-point-index.js';
 import type { ResultSite, ResultSiteIndex } from '../transcript/result-sites.js';
 import type { Message, Transcript } from '../transcript/transcript.js';
 
@@ -37,6 +38,8 @@ export interface CallFacts {
   readonly fixedMeasures: readonly MessageMeasure[];
   /** Tokens of the system prompt, the awareness block and the tool definitions. */
   readonly fixedTokens: number;
+  /** Where the history may be folded: no tool call parted from its result. */
+  readonly cuts: CutPoints;
   readonly sites: readonly ResultSite[];
   /** Tool results by `ResultSite.key`. */
   readonly siteByKey: ReadonlyMap<string, ResultSite>;
@@ -46,8 +49,18 @@ export interface CallFacts {
   readonly redactions: ReadonlyMap<string, string>;
   /** Redactions made by the latest step, reported once by the call that first applies them. */
   readonly latestRedactions: ReadonlySet<string>;
-  /** Signals of each step (an assistant message and its tool results); empty when no trigger reads them. */
+  /**
+   * Signals of each step (an assistant message and its tool results); empty when no trigger reads them. Analyzed on
+   * first read: a call whose decisions need no step (a chat far from any fold) never pays for the analysis.
+   */
   readonly steps: readonly StepSignals[];
+  /**
+   * How many model calls made this history: its steps (every assistant message but the synthetic ones) when steps
+   * are analyzed and there are any, else its assistant messages. Known without analyzing a step.
+   */
+  readonly stepCount: number;
+  /** Index of the message that starts the last step (0 without steps), known without analyzing a step. */
+  readonly lastStepStart: number;
   /** The redaction tool's name in this call: as the call's tools carry it, else the configured one. */
   readonly redactionToolName: string;
   /** The retrieval tool's name when the call carries it (placeholders then name it), else undefined. */
@@ -68,6 +81,8 @@ export interface ReadCallOptions {
   readonly ownTools: OwnToolNames;
   /** The tool results of each conversation, read incrementally. */
   readonly siteIndex: ResultSiteIndex;
+  /** The fold points of each conversation, read incrementally; without it, read whole. */
+  readonly cutPoints?: (conversation: string, messages: readonly Message[]) => CutPoints;
   /** Replaces messages seen in the previous call of the conversation by the remembered objects. */
   readonly reuseSeen: (conversation: string, messages: readonly Message[]) => readonly Message[];
   /** The step signals of the history, when a trigger reads them. */
@@ -84,7 +99,7 @@ export function readCall(transcript: Transcript, options: ReadCallOptions): Call
   const toolsJson = transcript.tools.length > 0 ? JSON.stringify(transcript.tools) : '';
   const toolsMeasure = { hash: hash53(toolsJson), tokens: meter.countText(toolsJson) };
   const fixedMeasures = [toolsMeasure, ...system.map((message) => meter.measure(message))];
-  const anchor = (input[0] ? meter.measure(input[0]).hash : 0).toString(36);
+  const anchor = (input[0] ? meter.hash(input[0]) : 0).toString(36);
   // the system prompt is part of what the per-conversation memories learned (a repository root it states)
   const systemHash = fixedMeasures.reduce((hash, measure) => hashChain(hash, measure.hash), 0).toString(36);
   const conversation = `${namespace}\u0000${anchor}\u0000${systemHash}`;
@@ -92,8 +107,22 @@ export function readCall(transcript: Transcript, options: ReadCallOptions): Call
   const prefixHashes = new Array<number>(messages.length + 1);
   prefixHashes[0] = hash53(namespace);
   for (let index = 0; index < messages.length; index++) {
-    prefixHashes[index + 1] = hashChain(prefixHashes[index] as number, meter.measure(messages[index] as Message).hash);
+    // hashed, not counted: a call far below every threshold counts only what a decision needs
+    prefixHashes[index + 1] = hashChain(prefixHashes[index] as number, meter.hash(messages[index] as Message));
   }
+  let assistants = 0;
+  let steps = 0;
+  let lastStepStart = 0;
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index] as Message;
+    if (message.role !== 'assistant') continue;
+    assistants++;
+    if (message.synthetic) continue;
+    steps++;
+    lastStepStart = index;
+  }
+  const analyzeSteps = options.analyzeSteps;
+  let analyzed: readonly StepSignals[] | undefined;
   const sites = options.siteIndex.sites(conversation, messages, meter);
   const own = options.ownTools;
   const redactionToolName = own.redaction ?? options.redactionToolName;
@@ -110,6 +139,7 @@ export function readCall(transcript: Transcript, options: ReadCallOptions): Call
     input,
     prefixHashes,
     limits,
+    cuts: options.cutPoints ? options.cutPoints(conversation, messages) : cutPointsFor(messages),
     fixedMeasures,
     fixedTokens: fixedMeasures.reduce((sum, measure) => sum + measure.tokens, 0),
     sites,
@@ -117,7 +147,12 @@ export function readCall(transcript: Transcript, options: ReadCallOptions): Call
     maskable: masking ? maskableKeys(messages, sites, masking, redactionToolName) : new Set<string>(),
     redactions: replayed.reasons,
     latestRedactions: replayed.latest,
-    steps: options.analyzeSteps ? options.analyzeSteps(conversation, messages, prefixHashes) : [],
+    get steps() {
+      analyzed ??= analyzeSteps ? analyzeSteps(conversation, messages, prefixHashes) : [];
+      return analyzed;
+    },
+    stepCount: analyzeSteps && steps > 0 ? steps : assistants,
+    lastStepStart: analyzeSteps ? lastStepStart : 0,
     redactionToolName,
     retrievalToolName: own.retrieval,
   };

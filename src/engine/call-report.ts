@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js';
-import { PrefixTracker } from '../counting/prefix-tracker.js';
+import { commonPrefixTokens, PrefixTracker } from '../counting/prefix-tracker.js';
 import { HardLimitError } from '../errors.js';
 import type { CompressionOptions } from '../options/options.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
@@ -113,5 +113,45 @@ export class CallReporter {
       });
     }
     return { decisions, event };
+  }
+
+  /**
+   * Reports a call that left the history as it came (nothing to change, proven without counting it all): the same
+   * figures `changes` gives such a call, each counted only when a listener reads it. `sent` are the measures of the
+   * messages sent, whose tokens may be counted on read.
+   */
+  unchanged({
+    facts,
+    sent,
+    promptTokens,
+  }: {
+    facts: CallFacts;
+    sent: readonly MessageMeasure[];
+    /** The prompt's tokens, counted when called. */
+    promptTokens: () => number;
+  }): void {
+    this.truncatedShown.set(facts.conversation, new Set());
+    const prompt = [...facts.fixedMeasures, ...sent];
+    const previous = this.prefixes.replace(facts.conversation, prompt);
+    if (!this.reportCalls) return;
+    const { meter } = this;
+    const { ratio } = facts.limits;
+    let prompted: number | undefined;
+    this.options.onCall?.({
+      get historyTokens() {
+        const history = facts.messages.reduce((sum, message) => sum + meter.measure(message).tokens, 0);
+        return Math.round((facts.fixedTokens + history) * ratio);
+      },
+      get promptTokens() {
+        prompted ??= promptTokens();
+        return Math.round(prompted * ratio);
+      },
+      get cacheablePrefixTokens() {
+        return Math.round(commonPrefixTokens(previous ?? [], prompt) * ratio);
+      },
+      messagesOutOfPrompt: 0,
+      stateInPrompt: false,
+      event: undefined,
+    });
   }
 }

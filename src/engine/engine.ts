@@ -21,6 +21,7 @@ import { ResultsInUse } from '../signals/results-in-use.js';
 import { StepAnalyses } from '../signals/step-analyses.js';
 import { EDITED_MESSAGE_CACHE_SIZE, type ResultEdit } from '../strategies/observation-masking.js';
 import { toSummarizer } from '../summarizers/summarizer.js';
+import { CutPointIndex } from '../transcript/cut-point-index.js';
 import { rebindOriginals } from '../transcript/rebind-originals.js';
 import { ResultSiteIndex } from '../transcript/result-sites.js';
 import type { Message } from '../transcript/transcript.js';
@@ -62,6 +63,7 @@ export class CompressionEngine {
   private readonly analyses = new StepAnalyses();
   private readonly histories = new HistoryMemory();
   private readonly siteIndex = new ResultSiteIndex();
+  private readonly cutIndex = new CutPointIndex();
   private readonly segments = new SegmentBoundaries();
   private readonly termMemo = new LRUCache<string, Map<string, number>>({ max: 5_000 });
   private readonly resultsInUse = new ResultsInUse();
@@ -173,9 +175,18 @@ export class CompressionEngine {
     return contextWindow - reserve;
   }
 
-  /** Learns the calibration ratio from the input tokens a provider reported for a prompt we estimated. */
-  recordUsage(modelKey: string, estimatedTokens: number, reportedInputTokens: number | undefined): void {
-    this.calibration.record(modelKey, estimatedTokens, reportedInputTokens);
+  /**
+   * Learns the calibration ratio from the input tokens a provider reported for a prompt we estimated. The estimate may
+   * be given as a function, read only when the provider reported a count.
+   */
+  recordUsage(
+    modelKey: string,
+    estimatedTokens: number | (() => number),
+    reportedInputTokens: number | undefined,
+  ): void {
+    if (!reportedInputTokens || reportedInputTokens <= 0) return;
+    const estimated = typeof estimatedTokens === 'function' ? estimatedTokens() : estimatedTokens;
+    this.calibration.record(modelKey, estimated, reportedInputTokens);
   }
 
   async compress(input: CompressInput): Promise<CompressOutput> {
@@ -191,6 +202,8 @@ export class CompressionEngine {
       found && found.coveredCount < facts.messages.length
         ? checkedRecord(found, facts, this.listeners.onError)
         : undefined;
+    const unchanged = stored || input.force ? undefined : this.unchanged(facts);
+    if (unchanged) return unchanged;
     const start = startingPoint(facts, stored, await this.recallChoices(facts, stored));
     const startProjection = this.project(facts, start);
     const tokensBefore = this.total(startProjection, start);
@@ -240,6 +253,47 @@ export class CompressionEngine {
   }
 
   /**
+   * The call that sends the history as it came, decided without counting all of it: nothing stored for the
+   * conversation, no tool result (nothing to mask or shorten), no segment a semantic fold could take, and a prompt
+   * proven below the compression threshold and the hard limit by the UTF-8 length of the messages not counted yet
+   * (the newest are counted until the proof holds). Every stage would then leave the prompt as it is, so this is the
+   * output the stages give, and its figures are counted only when read (`estimatedTokens`, `onCall`), and meanwhile
+   * in the background, after the call went out. Undefined when the proof fails: the stages decide.
+   */
+  private unchanged(facts: CallFacts): CompressOutput | undefined {
+    const { meter } = this;
+    if (!meter.bounded || facts.sites.length > 0) return undefined;
+    const { semantic } = this.settings;
+    if (semantic && this.services.boundaries(facts, semantic).length > 0) return undefined;
+    const { messages } = facts;
+    const limit = Math.min(facts.limits.compressAt, facts.limits.hardLimit);
+    const bounds = messages.map((message) => meter.bound(message));
+    let total = bounds.reduce((sum, bound) => sum + bound, facts.fixedTokens);
+    for (let index = messages.length - 1; total > limit && index >= 0; index--) {
+      total -= (bounds[index] as number) - meter.measure(messages[index] as Message).tokens;
+    }
+    if (total > limit) return undefined;
+    const measures = messages.map((message) => lazyMeasure(meter, message));
+    let counted: number | undefined;
+    const promptTokens = () => {
+      counted ??= messages.reduce((sum, message) => sum + meter.measure(message).tokens, facts.fixedTokens);
+      return counted;
+    };
+    this.reporter.unchanged({ facts, sent: measures, promptTokens });
+    countLater(promptTokens);
+    return {
+      system: facts.system,
+      messages: [...facts.input],
+      get estimatedTokens() {
+        return promptTokens();
+      },
+      decisions: [],
+      deferred: [],
+      event: undefined,
+    };
+  }
+
+  /**
    * The stored recall choices the call needs: the latest user message's (made by an earlier call of its turn: a tool
    * step, a retry) and, on the first call of a turn, those of the user messages since the record's last block (the
    * previous turn's, or several when user messages came in a row), whose blocks this call keeps or takes out (a kept
@@ -278,6 +332,7 @@ export class CompressionEngine {
       ownTools,
       reuseSeen: (conversation, messages) => this.histories.reuse(conversation, messages),
       siteIndex: this.siteIndex,
+      cutPoints: (conversation, messages) => this.cutIndex.cuts(conversation, messages),
       analyzeSteps:
         this.settings.staleness || this.settings.semantic
           ? (conversation, messages, prefixHashes) =>
@@ -364,4 +419,23 @@ export class CompressionEngine {
     if (!state) return 0;
     return this.stateMessages(state).reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
   }
+}
+
+/** A message's measure whose tokens are counted when first read. */
+function lazyMeasure(meter: MessageMeter, message: Message): MessageMeasure {
+  return {
+    hash: meter.hash(message),
+    get tokens() {
+      return meter.measure(message).tokens;
+    },
+  };
+}
+
+/**
+ * Runs `count` once the current task is done (the call sent, the provider working), so the figures it fills are
+ * ready when read; it never keeps a process alive.
+ */
+function countLater(count: () => void): void {
+  const timer: unknown = setTimeout(count, 0);
+  (timer as { unref?: () => void }).unref?.();
 }

@@ -1,7 +1,6 @@
 import { StoreError, ToolPairingError } from '../errors.js';
 import type { StateRecord } from '../persistence/state-records.js';
 import { repairToolPairs } from '../transcript/repair-tool-pairs.js';
-import { isCutPoint } from '../transcript/tool-pairs.js';
 import type { CallFacts } from './call-facts.js';
 import type { CompressInput } from './compress-call.js';
 import type { CompressionErrorEvent } from './events.js';
@@ -31,7 +30,7 @@ export function checkedRecord(
   const problem =
     coveredCount > through || droppedCount > coveredCount
       ? `it covers ${coveredCount} messages (${droppedCount} dropped) of the ${through} it speaks of`
-      : coveredCount > 0 && !isCutPoint(facts.messages, coveredCount)
+      : coveredCount > 0 && !facts.cuts.has(coveredCount)
         ? `its fold point at message ${coveredCount} would separate a tool call from its result`
         : provisional &&
             (provisional.coveredCount <= coveredCount ||
@@ -42,7 +41,7 @@ export function checkedRecord(
   if (!problem) {
     // a provisional drop that would split this history's tool pairs (or leave nothing) does not apply to it; the
     // record's lasting point does
-    if (provisional && !isCutPoint(facts.messages, provisional.coveredCount)) {
+    if (provisional && !facts.cuts.has(provisional.coveredCount)) {
       const { provisional: _, ...lasting } = record;
       return lasting;
     }

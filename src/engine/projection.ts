@@ -55,5 +55,5 @@ export function project(
   for (const [at, items] of point.recalls) {
     if (at >= point.coveredCount && items.length > 0) before.set(at, recallTokens(at, items));
   }
-  return { view, layout: new FoldLayout(facts.messages, view.tokens, facts.fixedTokens, before) };
+  return { view, layout: new FoldLayout(facts.messages, view.tokens, facts.fixedTokens, before, facts.cuts) };
 }

@@ -23,7 +23,10 @@ export type ContextCompressionCallOptions = z.input<typeof CallOptionsSchema>;
 /** Per-call options with every default in place. */
 export type ResolvedCallOptions = z.output<typeof CallOptionsSchema>;
 
+/** The options of a call that gives none: checked once, shared by every such call. */
+const NO_CALL_OPTIONS: Readonly<ResolvedCallOptions> = Object.freeze(parseOptions(CallOptionsSchema, undefined, ''));
+
 /** Validates per-call options found at `where` (for the error message), defaults filled in; `undefined` means none. */
 export function parseCallOptions(raw: unknown, where: string): ResolvedCallOptions {
-  return parseOptions(CallOptionsSchema, raw, where);
+  return raw === undefined ? NO_CALL_OPTIONS : parseOptions(CallOptionsSchema, raw, where);
 }

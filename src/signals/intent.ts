@@ -136,8 +136,16 @@ const FUTURE =
 const EXPLANATION = /^\s*(?:by|via|through|using|when|whenever|if|unless|once|as soon as|until|provided|assuming)\b/i;
 const DONE_EXPLANATION = /^\s*(?:with|in|inside|before|after)\b/i;
 
+/**
+ * A word every form `COMPLETION` matches contains (case aside): a text without one says nothing is done, and is not
+ * split into sentences at all (most messages of a chat).
+ */
+const COMPLETION_WORD =
+  /fixed|resolved|complete|finished|done|solved|addressed|implemented|in place|applied the|made the|pass/i;
+
 /** True when the text says a task or subtask is done; questions, negations and future or conditional forms are not. */
 export function isCompletionStatement(text: string): boolean {
+  if (!COMPLETION_WORD.test(text)) return false;
   for (const sentence of text.split(/(?<=[.!?])\s+|\n+/)) {
     const trimmed = sentence.trim();
     if (trimmed === '' || /\?\s*$/.test(trimmed)) continue;

@@ -46,6 +46,8 @@ const STATEMENTS = [
 
 /** The root a text states, the last one when it states several; undefined when it states none. */
 export function statedRoot(text: string): string | undefined {
+  // every statement names an absolute path
+  if (!text.includes('/')) return undefined;
   let found: { index: number; path: string } | undefined;
   for (const pattern of STATEMENTS) {
     for (const match of text.matchAll(pattern)) {

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Message } from '../transcript/transcript.js';
-import { createStepAnalyzer, type StepCarry, startingCarry } from './step-analyzer.js';
+import { createStepAnalyzer, type StepCarry, type StepMemo, startingCarry } from './step-analyzer.js';
 import type { StepSignals } from './step-signals.js';
 
 /** How many conversations a `StepAnalyses` remembers before it forgets the least recently analyzed. */
@@ -13,6 +13,11 @@ interface Checkpoint {
   readonly hash: number;
   readonly steps: readonly StepSignals[];
   readonly carry: StepCarry;
+  /**
+   * The call ids of `steps`. Shared with the checkpoints that continue this one, which add theirs: an older
+   * checkpoint may see more ids than its steps have, which only makes a resume from it less likely, never wrong.
+   */
+  readonly callIds: Set<string>;
 }
 
 /**
@@ -22,6 +27,8 @@ interface Checkpoint {
  */
 export class StepAnalyses {
   private readonly checkpoints: LRUCache<string, Checkpoint>;
+  /** The steps after each checkpoint, read again on every call until their results are all in. */
+  private readonly memo: StepMemo = new WeakMap();
 
   constructor(maxConversations = DEFAULT_MAX_CONVERSATIONS) {
     this.checkpoints = new LRUCache({ max: maxConversations });
@@ -39,7 +46,11 @@ export class StepAnalyses {
   ): StepSignals[] {
     const resumed = this.resumable(conversation, messages, prefixHashes);
     const from = resumed?.through ?? 0;
-    const analyzer = createStepAnalyzer(messages, { from, carry: resumed?.carry ?? startingCarry(system) });
+    const analyzer = createStepAnalyzer(messages, {
+      from,
+      carry: resumed?.carry ?? startingCarry(system),
+      memo: this.memo,
+    });
     const steps = [...(resumed?.steps ?? [])];
     let next: { through: number; count: number; carry: StepCarry } | undefined;
     // every step before a checkpoint has its results before it (true of resumed steps when they were stored)
@@ -55,11 +66,16 @@ export class StepAnalyses {
       for (const result of step.resultIndexes) latestResult = Math.max(latestResult, result);
     }
     if (next && next.through > from) {
+      const callIds = resumed?.callIds ?? new Set<string>();
+      for (let index = resumed?.steps.length ?? 0; index < next.count; index++) {
+        for (const id of (steps[index] as StepSignals).callIds) callIds.add(id);
+      }
       this.checkpoints.set(conversation, {
         through: next.through,
         hash: prefixHashes[next.through] as number,
         steps: steps.slice(0, next.count),
         carry: next.carry,
+        callIds,
       });
     }
     return steps;
@@ -74,10 +90,11 @@ export class StepAnalyses {
     const checkpoint = this.checkpoints.get(conversation);
     if (!checkpoint || checkpoint.through > messages.length) return undefined;
     if (prefixHashes[checkpoint.through] !== checkpoint.hash) return undefined;
-    const answered = new Set<string>();
-    for (const message of messages.slice(checkpoint.through))
-      for (const part of message.parts) if (part.type === 'tool-result') answered.add(part.callId);
-    const late = checkpoint.steps.some((step) => step.callIds.some((id) => answered.has(id)));
-    return late ? undefined : checkpoint;
+    for (let index = checkpoint.through; index < messages.length; index++) {
+      for (const part of (messages[index] as Message).parts) {
+        if (part.type === 'tool-result' && checkpoint.callIds.has(part.callId)) return undefined;
+      }
+    }
+    return checkpoint;
   }
 }

@@ -45,7 +45,27 @@ export interface StepAnalyzerOptions {
    * @default the state at the start of a history
    */
   carry?: StepCarry;
+  /**
+   * Steps analyzed before, by assistant message: a step read again with the same message, the same carried state and
+   * the same result parts at the same places (the last step of a history, read on every call until its results are
+   * all in) is taken from here instead of being analyzed again. Filled by the analyzer.
+   */
+  memo?: StepMemo;
 }
+
+/** A step as analyzed: what it read (carried state and results, by identity) and what it gave. */
+interface AnalyzedStep {
+  readonly messageIndex: number;
+  /** The state carried to the message, before what the message itself shows. */
+  readonly carry: StepCarry;
+  readonly answers: readonly ToolResultPart[];
+  readonly answerIndexes: readonly number[];
+  readonly step: StepSignals;
+  readonly after: StepCarry;
+}
+
+/** Steps analyzed before, by assistant message object (see `StepAnalyzerOptions.memo`). */
+export type StepMemo = WeakMap<Message, AnalyzedStep>;
 
 const SUBMIT_MARKER = /\becho\s+['"]?COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\b/;
 const TEST_TOOL = /(?:^|_)tests?(?:$|_)/i;
@@ -53,7 +73,7 @@ const TEST_TOOL = /(?:^|_)tests?(?:$|_)/i;
 /** An analyzer of `messages` from `from` on. */
 export function createStepAnalyzer(
   messages: readonly Message[],
-  { from = 0, carry = startingCarry() }: StepAnalyzerOptions = {},
+  { from = 0, carry = startingCarry(), memo }: StepAnalyzerOptions = {},
 ): StepAnalyzer {
   // a step's results always come after it, so results before `from` never answer a step analyzed here
   const results = new Map<string, { index: number; part: ToolResultPart }[]>();
@@ -82,11 +102,41 @@ export function createStepAnalyzer(
         return undefined;
       }
       const answersOf = (callId: string) => (results.get(callId) ?? []).filter((r) => r.index > messageIndex);
+      const answers: { index: number; part: ToolResultPart }[] = [];
+      for (const part of message.parts) if (part.type === 'tool-call') answers.push(...answersOf(part.id));
+      const known = memo?.get(message);
+      if (known && readsTheSame(known, messageIndex, state, answers)) {
+        state = known.after;
+        return known.step;
+      }
+      const carried = state;
       const { step, carry: after } = analyzeStep(message, messageIndex, answersOf, learnFrom(state, message));
+      memo?.set(message, {
+        messageIndex,
+        carry: carried,
+        answers: answers.map((answer) => answer.part),
+        answerIndexes: answers.map((answer) => answer.index),
+        step,
+        after,
+      });
       state = after;
       return step;
     },
   };
+}
+
+/** Whether a step analyzed before read exactly what the step at `messageIndex` reads now. */
+function readsTheSame(
+  known: AnalyzedStep,
+  messageIndex: number,
+  carry: StepCarry,
+  answers: readonly { index: number; part: ToolResultPart }[],
+): boolean {
+  if (known.messageIndex !== messageIndex || known.carry !== carry || known.answers.length !== answers.length)
+    return false;
+  return answers.every(
+    (answer, index) => answer.part === known.answers[index] && answer.index === known.answerIndexes[index],
+  );
 }
 
 /** The state at the start of a history whose system prompt is `system`: the repository root it states, if any. */

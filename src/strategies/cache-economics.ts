@@ -1,6 +1,3 @@
-import type { StepSignals } from '../signals/step-signals.js';
-import type { Message } from '../transcript/transcript.js';
-
 /**
  * A compression below the budget threshold must promise savings this many times its cache-break cost: the calls
  * still to come are a guess (as many as were made so far), and a wrong guess costs more than a missed saving.
@@ -23,9 +20,9 @@ export interface CacheEconomics {
  */
 export function cacheEconomics(
   { read, write }: { read: number; write: number },
-  history: { steps: readonly StepSignals[]; messages: readonly Message[] },
+  history: { stepCount: number },
 ): CacheEconomics {
-  const calls = history.steps.length || history.messages.filter((message) => message.role === 'assistant').length;
+  const calls = history.stepCount;
   const expectedCalls = Math.min(50, Math.max(4, calls));
   return {
     read,

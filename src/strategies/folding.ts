@@ -110,7 +110,7 @@ export function planSemanticFold({
   const now = layout.total(from, stateTokens);
   // nothing to fold unless a finished segment beyond the fold point holds at least minTokens
   const { minTokens, deferWhileQuoted } = options;
-  const lastStart = facts.steps.at(-1)?.messageIndex ?? 0;
+  const lastStart = facts.lastStepStart;
   if (layout.total(from, 0) - layout.total(lastStart, 0) < minTokens) return undefined;
   const candidates = boundaries().filter(
     (boundary) => boundary.messageIndex > from && layout.isCut(boundary.messageIndex),

@@ -59,6 +59,8 @@ type StepWeight = { rewritten: number } & ReturnType<CacheEconomics['weigh']>;
  */
 export function planMasking(input: MaskingInput): MaskingPlan | undefined {
   const { facts, point, staleness } = input;
+  // no tool result, nothing to mask (and no step signals to read: a chat never has them analyzed)
+  if (facts.sites.length === 0) return undefined;
   const hidden = new Set([...point.masked, ...facts.redactions.keys()]);
   const worth = (step: MaskingStep) =>
     input.pressure || (step.freed >= input.masking.clearAtLeast && weighStep(input, step).pays);

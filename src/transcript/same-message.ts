@@ -5,9 +5,10 @@ const MAX_DEPTH = 200;
 
 /**
  * Whether two values of a message are equal as data: the same JSON-like tree (plain objects by their own enumerable
- * keys, byte arrays by their bytes). Any other object (a URL, a class instance) is equal only to itself. Strings
+ * keys, a key holding `undefined` as absent; byte arrays by their bytes). Any other object (a URL, a class instance) is equal only to itself. Strings
  * compare natively, so a long output costs one memory comparison. Values nested deeper than `MAX_DEPTH` (a cycle)
- * count as different: the message is then read as new, never a wrong match.
+ * count as different: the message is then read as new, never a wrong match. This runs over whole histories on every
+ * call, so plain objects take a path without key arrays or per-value calls for strings and numbers.
  */
 export function sameValue(a: unknown, b: unknown, depth = 0): boolean {
   if (a === b) return true;
@@ -15,27 +16,46 @@ export function sameValue(a: unknown, b: unknown, depth = 0): boolean {
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let index = 0; index < a.length; index++) if (!sameValue(a[index], b[index], depth + 1)) return false;
+    for (let index = 0; index < a.length; index++) {
+      const x: unknown = a[index];
+      const y: unknown = b[index];
+      if (x !== y && !sameValue(x, y, depth + 1)) return false;
+    }
     return true;
   }
   if (Array.isArray(b)) return false;
-  if (a instanceof Uint8Array || b instanceof Uint8Array) {
-    if (!(a instanceof Uint8Array && b instanceof Uint8Array) || a.length !== b.length) return false;
-    for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
-    return true;
-  }
   const prototype = Object.getPrototypeOf(a);
-  if (prototype !== Object.getPrototypeOf(b) || (prototype !== Object.prototype && prototype !== null)) return false;
-  // own keys counted on both sides, without building key arrays (this runs over whole histories on every call)
+  if (prototype !== Object.prototype && prototype !== null) return sameBytes(a, b);
+  if (Object.getPrototypeOf(b) !== prototype) return false;
+  return samePlainObject(a as Record<string, unknown>, b as Record<string, unknown>, depth);
+}
+
+/**
+ * Two plain objects (the same prototype, `Object.prototype` or null) with equal values under the same own enumerable
+ * keys, a key holding `undefined` counting as absent, as in their JSON (a request parsed anew has no such keys where
+ * the objects a framework built have them). `for...in` also lists enumerable keys a prototype was given, the same
+ * ones on both sides.
+ */
+function samePlainObject(a: Record<string, unknown>, b: Record<string, unknown>, depth: number): boolean {
   let keys = 0;
   for (const key in a) {
-    if (!Object.hasOwn(a, key)) continue;
+    const x = a[key];
+    const y = b[key];
+    if (x === undefined) {
+      if (y !== undefined) return false;
+      continue;
+    }
     keys++;
-    if (!Object.hasOwn(b, key)) return false;
-    if (!sameValue((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], depth + 1)) return false;
+    if (x !== y && (typeof x !== 'object' || !sameValue(x, y, depth + 1))) return false;
   }
-  for (const key in b) if (Object.hasOwn(b, key)) keys--;
-  if (keys !== 0) return false;
+  for (const key in b) if (b[key] !== undefined) keys--;
+  return keys === 0;
+}
+
+/** Byte arrays by their bytes; any other object with a prototype of its own is equal only to itself. */
+function sameBytes(a: object, b: object): boolean {
+  if (!(a instanceof Uint8Array && b instanceof Uint8Array) || a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
   return true;
 }
 

@@ -17,20 +17,6 @@ export function cutPoints(messages: readonly Message[]): number[] {
   return points;
 }
 
-/** Whether the messages before `index` can leave the prompt without separating a tool call from its result. */
-export function isCutPoint(messages: readonly Message[], index: number): boolean {
-  if (index <= 0 || index >= messages.length || messages[index]?.role === 'tool') return false;
-  // read part by part, no id arrays: this runs on every call that finds a stored record
-  const open = new Set<string>();
-  for (let at = 0; at < index; at++) {
-    for (const part of (messages[at] as Message).parts) {
-      if (part.type === 'tool-call') open.add(part.id);
-      else if (part.type === 'tool-result') open.delete(part.callId);
-    }
-  }
-  return open.size === 0;
-}
-
 /** One violation of the tool-pairing and message-shape invariants. */
 export interface PairingProblem {
   readonly kind: 'orphan-result' | 'call-without-result' | 'empty-message' | 'result-before-call';

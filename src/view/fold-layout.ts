@@ -1,4 +1,4 @@
-import { cutPoints } from '../transcript/tool-pairs.js';
+import { type CutPoints, cutPointsFor } from '../transcript/cut-point-index.js';
 import type { Message } from '../transcript/transcript.js';
 
 /**
@@ -22,8 +22,11 @@ export class FoldLayout {
     readonly fixedTokens: number,
     /** Tokens sent just before a message besides it (a recall block), by message index; they leave with it. */
     before: ReadonlyMap<number, number> = new Map(),
+    /** The history's fold points, when the call read them already. */
+    points: CutPoints = cutPointsFor(messages),
   ) {
-    this.cuts = cutPoints(messages).filter((cut) => cut < messages.length);
+    this.points = points;
+    this.cuts = points.list;
     this.suffix = new Array<number>(messages.length + 1).fill(0);
     for (let index = messages.length - 1; index >= 0; index--) {
       this.suffix[index] = (this.suffix[index + 1] as number) + (tokens[index] as number) + (before.get(index) ?? 0);
@@ -37,14 +40,10 @@ export class FoldLayout {
 
   /** Whether a message index is a valid fold point. */
   isCut(index: number): boolean {
-    if (!this.cutFlags) {
-      this.cutFlags = new Uint8Array(this.messages.length + 1);
-      for (const cut of this.cuts) this.cutFlags[cut] = 1;
-    }
-    return this.cutFlags[index] === 1;
+    return this.points.has(index);
   }
 
-  private cutFlags: Uint8Array | undefined;
+  private readonly points: CutPoints;
 
   /** The index of the user message pinned after the state pair for a fold point, or -1. */
   pinned(covered: number): number {

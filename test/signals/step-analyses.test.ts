@@ -120,3 +120,28 @@ describe('StepAnalyses', () => {
     expect(new StepAnalyses().analyze('c', scriptedFix, prefixHashes(scriptedFix))[0]).not.toBe(first[0]);
   });
 });
+
+describe('StepAnalyses, a step read again', () => {
+  it('keeps the last step it analyzed while the history around it is the same, and reads it again when a result comes', () => {
+    const analyses = new StepAnalyses();
+    const open = [task, call('a', 'bash', { command: 'pytest tests/test_app.py' }, 'Run the tests.')];
+    const first = analyses.analyze('c', open, prefixHashes(open)).at(-1);
+    expect(analyses.analyze('c', open, prefixHashes(open)).at(-1)).toBe(first);
+    const answered = [...open, result('a', 'bash', '<returncode>1</returncode>\n1 failed')];
+    const after = analyses.analyze('c', answered, prefixHashes(answered)).at(-1);
+    expect(after).not.toBe(first);
+    expect(after).toEqual(analyzeSteps(answered).at(-1));
+    expect(after?.test?.outcome).toBe('fail');
+  });
+
+  it('analyzes from the start when a later message answers a call of a stored step again', () => {
+    expectIncrementalEqualsFull([
+      task,
+      ...bash('a', 'python reproduce_issue.py', '<returncode>1</returncode>\nTraceback (most recent call last):'),
+      ...bash('b', 'ls src', '<returncode>0</returncode>\napp.py'),
+      ...bash('c', 'cat src/app.py', 'print(1)'),
+      result('a', 'bash', '<returncode>0</returncode>\nok'),
+      ...bash('d', 'python reproduce_issue.py', '<returncode>0</returncode>'),
+    ]);
+  });
+});

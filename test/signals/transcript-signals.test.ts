@@ -246,6 +246,19 @@ describe('completion statements', () => {
     ['Let me verify that all tests pass.', false],
     ['This is done by calling foo() in the loop.', false],
     ['It seems `LogLocator.nonsingular` was implemented without considering inverted axes.', false],
+    // every form the check knows, each with the word a text must hold to be read at all
+    ['Resolved, and the parser reads both formats.', true],
+    ['Finished: the parser reads both formats.', true],
+    ['The crash is now solved.', true],
+    ['The ticket has been addressed.', true],
+    ['The guard is now in place.', true],
+    ['We applied the patch.', true],
+    ['I made the necessary changes.', true],
+    ['The migration is now finished.', true],
+    ['All 12 tests now passed.', true],
+    ['Tests pass now.', true],
+    ['That completes the refactor.', true],
+    ['We went to the lake and had a lovely picnic with the kids.', false],
   ])('%s → %s', (text, expected) => expect(isCompletionStatement(text)).toBe(expected));
 
   it('marks a mini-swe-agent submit command as a completion of its step', () => {

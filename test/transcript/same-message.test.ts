@@ -18,7 +18,17 @@ describe('sameValue', () => {
   it.each([
     ['equal nested objects, other key order', { a: 1, b: { c: [1, 2] } }, { b: { c: [1, 2] }, a: 1 }, true],
     ['a differing leaf', { a: 1, b: { c: [1, 2] } }, { a: 1, b: { c: [1, 3] } }, false],
-    ['an extra key', { a: 1 }, { a: 1, b: undefined }, false],
+    ['an extra key', { a: 1 }, { a: 1, b: 2 }, false],
+    ['a key holding undefined, as its JSON: absent', { a: 1 }, { a: 1, b: undefined }, true],
+    ['undefined against a value', { a: 1, b: undefined }, { a: 1, b: null }, false],
+    ['a key missing on the other side', { a: 1, b: 2 }, { a: 1, c: 2 }, false],
+    [
+      'a class instance against an equal plain object',
+      new URL('https://a.example/'),
+      { href: 'https://a.example/' },
+      false,
+    ],
+    ['a null-prototype object against a plain one', Object.assign(Object.create(null), { a: 1 }), { a: 1 }, false],
     ['array against object', [1], { 0: 1 }, false],
     ['equal bytes', new Uint8Array([1, 2, 3]), new Uint8Array([1, 2, 3]), true],
     ['bytes differing in one byte', new Uint8Array([1, 2, 3]), new Uint8Array([1, 2, 4]), false],

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CutPointIndex, cutPointsFor } from '../../src/transcript/cut-point-index.js';
 import { cutPoints, findPairingProblems } from '../../src/transcript/tool-pairs.js';
 import type { Message, Part } from '../../src/transcript/transcript.js';
 
@@ -112,5 +113,44 @@ describe('findPairingProblems', () => {
     expect(findPairingProblems(messages, { allowOpenCallsAtEnd: true })).toEqual([]);
     const notLast = [user('t'), calls('b'), user('u')];
     expect(findPairingProblems(notLast, { allowOpenCallsAtEnd: true })).toHaveLength(1);
+  });
+});
+
+describe('CutPointIndex', () => {
+  const history = [
+    user('a'),
+    calls('c1', 'c2'),
+    results('c1'),
+    results('c2'),
+    assistant('b'),
+    user('c'),
+    calls('c3'),
+    results('c3'),
+    assistant('d'),
+  ];
+
+  it('finds the points cutPoints finds, for a history read whole or grown a message at a time', () => {
+    const index = new CutPointIndex();
+    for (let end = 0; end <= history.length; end++) {
+      const messages = history.slice(0, end);
+      const found = index.cuts('conversation', messages);
+      expect(found.list).toEqual(cutPoints(messages));
+      for (let at = -1; at <= end + 1; at++) expect(found.has(at)).toBe(cutPoints(messages).includes(at));
+      expect(cutPointsFor(messages).list).toEqual(cutPoints(messages));
+    }
+  });
+
+  it('reads a history again from the start when it is not a continuation of the last one', () => {
+    const index = new CutPointIndex();
+    index.cuts('conversation', history);
+    // a shorter history, and one whose first messages are other objects (an edit), are read whole
+    const edited = [user('a2'), ...history.slice(1, 4), user('z')];
+    expect(index.cuts('conversation', history.slice(0, 3)).list).toEqual(cutPoints(history.slice(0, 3)));
+    expect(index.cuts('conversation', edited).list).toEqual(cutPoints(edited));
+    // an earlier call's points are its own: a later call that grows the history does not change them
+    const early = index.cuts('other', history.slice(0, 5));
+    const before = [...early.list];
+    index.cuts('other', history);
+    expect(early.list).toEqual(before);
   });
 });
