@@ -189,13 +189,25 @@ function toMessage(message: LanguageModelV4Message): Message {
 
 /** A memory of conversions for one middleware: a resent history is compared, not converted again. */
 export function promptConversions(): ConversionMemory<LanguageModelV4Message> {
-  return new ConversionMemory(toMessage, (first) =>
-    !isObject(first)
-      ? String(first)
-      : typeof first.content === 'string'
-        ? `${first.role}:${first.content}`
-        : `${first.role}:${stableStringify(first.content)}`,
-  );
+  return new ConversionMemory(toMessage, conversationKey);
+}
+
+/**
+ * The key a conversation's conversions are kept under: its first message's role and content, texts as they are (no
+ * JSON of a long text on every call). Only finds the history to compare with: two conversations under one key are
+ * still told apart by the comparison.
+ */
+function conversationKey(first: LanguageModelV4Message): string {
+  if (!isObject(first)) return String(first);
+  if (!Array.isArray(first.content)) return `${first.role}:${String(first.content)}`;
+  let key = `${first.role}:`;
+  for (const part of first.content as unknown[]) {
+    key +=
+      isObject(part) && part.type === 'text' && typeof part.text === 'string'
+        ? `\u0000${part.text}`
+        : `\u0001${stableStringify(part)}`;
+  }
+  return key;
 }
 
 /**

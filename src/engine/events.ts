@@ -66,6 +66,8 @@ export interface CompressionErrorEvent {
 /**
  * What one call sent, whether or not it changed anything (`onCall`): for dashboards and pages that show every request,
  * where `onCompress` tells only of the calls that changed what the model sees. Tokens are the provider's (calibrated).
+ * A call sent as it came without counting all of it (proven far below the thresholds) counts its token figures when
+ * they are read: the same numbers, paid for only by a listener that reads them.
  */
 export interface CallReport {
   /**

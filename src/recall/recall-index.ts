@@ -52,9 +52,22 @@ const STOPWORDS = new Set(eng);
  * turn of 57% of the questions in the top ten, against 49% for plain words.
  */
 function processTerm(term: string): string | null {
-  const lower = term.toLowerCase();
-  return lower.length < 2 || STOPWORDS.has(lower) ? null : stemmer(lower);
+  let processed = PROCESSED_TERMS.get(term);
+  if (processed === undefined) {
+    const lower = term.toLowerCase();
+    processed = lower.length < 2 || STOPWORDS.has(lower) ? null : stemmer(lower);
+    if (PROCESSED_TERMS.size >= MAX_PROCESSED_TERMS) PROCESSED_TERMS.clear();
+    PROCESSED_TERMS.set(term, processed);
+  }
+  return processed;
 }
+
+/**
+ * Terms as `processTerm` gave them, shared by every index of the process: a pure function of the word, and a
+ * history's words repeat (indexing a long history stems each distinct word once). Emptied when full.
+ */
+const PROCESSED_TERMS = new Map<string, string | null>();
+const MAX_PROCESSED_TERMS = 100_000;
 
 /**
  * BM25 (MiniSearch's BM25+) over the chunks of a conversation's messages, kept per conversation and extended as the
