@@ -209,7 +209,7 @@ function chatHistory(sessions: readonly SessionFile[], counter: TokenCounter): L
 }
 
 /** The conversations of (a) and (b): one per agent source of the trajectories, and the chats. */
-async function fixtureHistories(dir: string, counter: TokenCounter): Promise<NamedHistory[]> {
+export async function fixtureHistories(dir: string, counter: TokenCounter): Promise<NamedHistory[]> {
   const sessions = readSessions(resolve(dir, 'trajectories.jsonl'));
   const prompts = await sessionPrompts(sessions);
   const histories: NamedHistory[] = [];
@@ -291,7 +291,7 @@ function printWarm({ name, history }: NamedHistory, tokens: number, samples: rea
 }
 
 /** (a): every conversation's first call on a warm server beside counting its texts. */
-async function warmFirstCalls(histories: readonly NamedHistory[], counter: TokenCounter): Promise<void> {
+export async function warmFirstCalls(histories: readonly NamedHistory[], counter: TokenCounter): Promise<void> {
   console.log(
     `   a. a new conversation of ~${format(TARGET_TOKENS)} tokens on a warm server (tokenizer loaded, JIT warm): create a middleware (${format(WINDOW)}-token window, defaults) and make its first call, fresh objects (JSON.parse, not timed); median of ${TIMED_RUNS} after ${WARM_UP_RUNS} untimed runs; counting: every text once, warm; gpt-tokenizer's merge cache emptied before each timed step`,
   );
@@ -320,7 +320,7 @@ function child(mode: 'engine' | 'tiktoken', inputPath: string): FirstCallOutput 
 }
 
 /** (b): every conversation's first call in a fresh process beside tiktoken's load and count in another. */
-function coldFirstCalls(histories: readonly NamedHistory[]): void {
+export function coldFirstCalls(histories: readonly NamedHistory[]): void {
   console.log(
     `\n   b. the first call in a cold process: import the adapter, create the middleware and call it (the AI SDK already loaded), against importing tiktoken, get_encoding('o200k_base') and counting every text once; each in a fresh process, median of ${COLD_CHILDREN}`,
   );

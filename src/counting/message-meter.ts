@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../bounded-cache.js';
 import { type Message, type Part, partText, stableStringify } from '../transcript/transcript.js';
 import { hash53, hashChain } from './hash.js';
 import type { TokenCounter } from './token-counter.js';
@@ -39,7 +40,7 @@ export class MessageMeter {
   private readonly byObject = new WeakMap<object, MessageMeasure>();
   /** Hashes of messages not counted yet. */
   private readonly hashes = new WeakMap<object, number>();
-  /** Hashes of long texts by the text itself, bounded by entries and by total characters. */
+  /** Hashes of long texts by the text itself, bounded by their total characters. */
   private readonly textHashes: LRUCache<string, number>;
   private readonly argsHashes = new WeakMap<object, number>();
 
@@ -49,9 +50,10 @@ export class MessageMeter {
     maxEntries = 50_000,
     maxMemoChars = 32_000_000,
   ) {
-    this.counts = new LRUCache({ max: maxEntries });
+    this.counts = boundedCache(maxEntries);
+    // bounded by characters alone: every text kept is at least MEMO_MIN_CHARS long, so it holds at most
+    // maxMemoChars / MEMO_MIN_CHARS of them (no slot allocated up front, see `boundedCache`)
     this.textHashes = new LRUCache({
-      max: maxEntries,
       maxSize: maxMemoChars,
       sizeCalculation: (_hash, text) => Math.max(1, text.length),
     });
@@ -160,7 +162,7 @@ export class MessageMeter {
    * Hash of a text. Long texts are memoized in a Map keyed by the text itself: the runtime hashes string keys
    * natively and compares equal strings with a fast native comparison (instant when it is the same string, as
    * when a framework resends the caller's messages), so a history of megabytes is not rehashed in JavaScript on
-   * every call. Bounded by entries and by total characters.
+   * every call. Bounded by the total characters kept.
    */
   private textHash(text: string): number {
     if (text.length < MEMO_MIN_CHARS) return hash53(text);

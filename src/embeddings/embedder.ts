@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../bounded-cache.js';
 import { hash53 } from '../counting/hash.js';
 import { withTimeout } from '../counting/with-timeout.js';
 import { EmbedderError } from '../errors.js';
@@ -70,7 +70,7 @@ function unit(vector: unknown, dimensions: number | undefined): Float32Array {
  * slow first embedding of a long history costs one lexical turn, not a failed call.
  */
 export class EmbeddingCache {
-  private readonly vectors = new LRUCache<number, Float32Array>({ max: MAX_VECTORS });
+  private readonly vectors = boundedCache<number, Float32Array>(MAX_VECTORS);
   private readonly pending = new Map<number, Promise<void>>();
   private dimensions: number | undefined;
   private queue: Promise<void> = Promise.resolve();

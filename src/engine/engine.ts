@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../bounded-cache.js';
 import { TokenCalibration } from '../counting/calibration.js';
 import { gptTokenizerCounter } from '../counting/gpt-tokenizer-counter.js';
 import { guardedCounter } from '../counting/guarded-counter.js';
@@ -65,17 +65,17 @@ export class CompressionEngine {
   private readonly siteIndex = new ResultSiteIndex();
   private readonly cutIndex = new CutPointIndex();
   private readonly segments = new SegmentBoundaries();
-  private readonly termMemo = new LRUCache<string, Map<string, number>>({ max: 5_000 });
+  private readonly termMemo = boundedCache<string, Map<string, number>>(5_000);
   private readonly resultsInUse = new ResultsInUse();
-  private readonly placeholderTokens = new LRUCache<string, number>({ max: EDITED_MESSAGE_CACHE_SIZE });
+  private readonly placeholderTokens = boundedCache<string, number>(EDITED_MESSAGE_CACHE_SIZE);
   private readonly statePairs = new WeakMap<SessionState, readonly Message[]>();
   private readonly recalls: RecallStage;
   private readonly embeddings: EmbeddingCache | undefined;
   private readonly rebinds = new WeakMap<Message, { edited: Message; sent: Message }>();
   private readonly ownTools: OwnToolsSeen;
   private readonly projectionCache: ProjectionCache = {
-    edits: new LRUCache<string, ResultEdit | false>({ max: EDITED_MESSAGE_CACHE_SIZE }),
-    messages: new LRUCache<string, Message>({ max: EDITED_MESSAGE_CACHE_SIZE }),
+    edits: boundedCache<string, ResultEdit | false>(EDITED_MESSAGE_CACHE_SIZE),
+    messages: boundedCache<string, Message>(EDITED_MESSAGE_CACHE_SIZE),
     descriptions: new WeakMap(),
     truncations: new WeakMap(),
   };

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../bounded-cache.js';
 import { parseOptions } from '../options/option-issue-error.js';
 import { MemoryStoreOptionsSchema } from '../options/tool-options.js';
 /** Options of one write to a store. */
@@ -56,7 +56,7 @@ export function memoryStateStore(
 ): Required<StateStore> & { readonly size: number; clear(): void } {
   parseOptions(MemoryStoreOptionsSchema, options, '');
   const { maxEntries = DEFAULT_MEMORY_STORE_MAX_ENTRIES, now = Date.now } = options;
-  const entries = new LRUCache<string, { value: unknown; expiresAt: number }>({ max: maxEntries });
+  const entries = boundedCache<string, { value: unknown; expiresAt: number }>(maxEntries);
   return {
     get size() {
       return entries.size;

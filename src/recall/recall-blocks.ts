@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../bounded-cache.js';
 import type { MessageMeter } from '../counting/message-meter.js';
 import type { Message } from '../transcript/transcript.js';
 import type { MessageChunks } from './recall-chunks.js';
@@ -17,7 +17,7 @@ export interface RecallBlock {
  * message and the chosen ids. The same block is the same objects on every call, so its measures are remembered too.
  */
 export class RecallBlocks {
-  private readonly blocks = new LRUCache<string, RecallBlock>({ max: 2_000 });
+  private readonly blocks = boundedCache<string, RecallBlock>(2_000);
 
   constructor(
     private readonly meter: MessageMeter,
