@@ -1,5 +1,6 @@
 import { hash53, hashChain } from '../counting/hash.js';
 import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js';
+import { prefixHashesOf } from '../counting/prefix-hashes.js';
 import type { BudgetLimits } from '../options/budget.js';
 import type { StoreScope } from '../persistence/state-records.js';
 import type { StepSignals } from '../signals/step-signals.js';
@@ -81,6 +82,8 @@ export interface ReadCallOptions {
   readonly ownTools: OwnToolNames;
   /** The tool results of each conversation, read incrementally. */
   readonly siteIndex: ResultSiteIndex;
+  /** The prefix hashes of each conversation's history, continued from its previous call's; without it, read whole. */
+  readonly prefixHashes?: (conversation: string, namespace: string, messages: readonly Message[]) => readonly number[];
   /** The fold points of each conversation, read incrementally; without it, read whole. */
   readonly cutPoints?: (conversation: string, messages: readonly Message[]) => CutPoints;
   /** Replaces messages seen in the previous call of the conversation by the remembered objects. */
@@ -104,12 +107,9 @@ export function readCall(transcript: Transcript, options: ReadCallOptions): Call
   const systemHash = fixedMeasures.reduce((hash, measure) => hashChain(hash, measure.hash), 0).toString(36);
   const conversation = `${namespace}\u0000${anchor}\u0000${systemHash}`;
   const messages = options.reuseSeen(conversation, input);
-  const prefixHashes = new Array<number>(messages.length + 1);
-  prefixHashes[0] = hash53(namespace);
-  for (let index = 0; index < messages.length; index++) {
-    // hashed, not counted: a call far below every threshold counts only what a decision needs
-    prefixHashes[index + 1] = hashChain(prefixHashes[index] as number, meter.hash(messages[index] as Message));
-  }
+  const prefixHashes = options.prefixHashes
+    ? options.prefixHashes(conversation, namespace, messages)
+    : prefixHashesOf(namespace, messages, meter);
   let assistants = 0;
   let steps = 0;
   let lastStepStart = 0;

@@ -3,6 +3,7 @@ import { TokenCalibration } from '../counting/calibration.js';
 import { gptTokenizerCounter } from '../counting/gpt-tokenizer-counter.js';
 import { guardedCounter } from '../counting/guarded-counter.js';
 import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js';
+import { PrefixHashes } from '../counting/prefix-hashes.js';
 import { EmbeddingCache } from '../embeddings/embedder.js';
 import { type EmbedderError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
 import { budgetLimits } from '../options/budget.js';
@@ -23,6 +24,7 @@ import { EDITED_MESSAGE_CACHE_SIZE, type ResultEdit } from '../strategies/observ
 import { toSummarizer } from '../summarizers/summarizer.js';
 import { CutPointIndex } from '../transcript/cut-point-index.js';
 import { rebindOriginals } from '../transcript/rebind-originals.js';
+import { PairingScans } from '../transcript/repair-tool-pairs.js';
 import { ResultSiteIndex } from '../transcript/result-sites.js';
 import type { Message } from '../transcript/transcript.js';
 import { SegmentBoundaries } from '../triggers/segment-boundaries.js';
@@ -64,6 +66,8 @@ export class CompressionEngine {
   private readonly histories = new HistoryMemory();
   private readonly siteIndex = new ResultSiteIndex();
   private readonly cutIndex = new CutPointIndex();
+  private readonly pairings = new PairingScans();
+  private readonly prefixHashes: PrefixHashes;
   private readonly segments = new SegmentBoundaries();
   private readonly termMemo = boundedCache<string, Map<string, number>>(5_000);
   private readonly resultsInUse = new ResultsInUse();
@@ -121,6 +125,7 @@ export class CompressionEngine {
         storeTimeoutMs,
       }),
     );
+    this.prefixHashes = new PrefixHashes(this.meter);
     this.settings = engineSettings(resolved);
     this.ownTools = new OwnToolsSeen(this.settings.awareness);
     this.reporter = new CallReporter(listeners, this.meter, resolved.onCall !== undefined);
@@ -191,7 +196,7 @@ export class CompressionEngine {
 
   async compress(input: CompressInput): Promise<CompressOutput> {
     await this.meter.counter.load?.();
-    const facts = this.read(pairedInput(input, this.listeners.onError));
+    const facts = this.read(pairedInput(input, this.listeners.onError, this.pairings));
     const found = await this.records.find({
       scope: facts.scope,
       anchor: facts.anchor,
@@ -333,6 +338,7 @@ export class CompressionEngine {
       reuseSeen: (conversation, messages) => this.histories.reuse(conversation, messages),
       siteIndex: this.siteIndex,
       cutPoints: (conversation, messages) => this.cutIndex.cuts(conversation, messages),
+      prefixHashes: (conversation, namespace, messages) => this.prefixHashes.of(conversation, namespace, messages),
       analyzeSteps:
         this.settings.staleness || this.settings.semantic
           ? (conversation, messages, prefixHashes) =>

@@ -1,15 +1,21 @@
 import { StoreError, ToolPairingError } from '../errors.js';
 import type { StateRecord } from '../persistence/state-records.js';
-import { repairToolPairs } from '../transcript/repair-tool-pairs.js';
+import { type PairingScans, repairToolPairs } from '../transcript/repair-tool-pairs.js';
 import type { CallFacts } from './call-facts.js';
 import type { CompressInput } from './compress-call.js';
 import type { CompressionErrorEvent } from './events.js';
 
 /**
  * The call with the tool parts a provider would reject left out (results without their call, calls never answered
- * before the history goes on), reported through `onError`; the same input when the history is sound.
+ * before the history goes on), reported through `onError`; the same input when the history is sound (with `scans`,
+ * a resent history is read from where its previous call's scan stopped).
  */
-export function pairedInput(input: CompressInput, onError: (event: CompressionErrorEvent) => void): CompressInput {
+export function pairedInput(
+  input: CompressInput,
+  onError: (event: CompressionErrorEvent) => void,
+  scans?: PairingScans,
+): CompressInput {
+  if (scans?.isSound(input.transcript.messages)) return input;
   const { messages, issues } = repairToolPairs(input.transcript.messages);
   if (issues.length === 0) return input;
   onError({ error: new ToolPairingError({ issues }), fallback: 'left-out-unpaired' });

@@ -73,7 +73,6 @@ export function classifyIntent(
     const found = new Set((text.match(WORDS[intent]) ?? []).map((w) => w.toLowerCase()));
     score[intent] += Math.min(3, found.size);
   }
-  const refactorWords = /\b(?:refactor|renam|extract|simplif|restructur|reorganiz|deduplicat|move)/i.test(text);
   const docs = edits.filter(isDocPath);
   const scratch = edits.filter((p) => !isDocPath(p) && isScratchDebugPath(p));
   const tests = edits.filter((p) => !isDocPath(p) && !isScratchDebugPath(p) && isTestPath(p));
@@ -102,7 +101,8 @@ export function classifyIntent(
   if (docs.length > 0) score.DOCUMENT += docs.length === edits.length ? 4 : 1;
   if (code > 0) {
     score.IMPLEMENT += 3;
-    if (refactorWords || renames) score.REFACTOR += 4;
+    if (renames || /\b(?:refactor|renam|extract|simplif|restructur|reorganiz|deduplicat|move)/i.test(text))
+      score.REFACTOR += 4;
   }
   if (scratch.length > 0) score.DEBUG += 3;
   if (tests.length > 0) score.VERIFY += 3;

@@ -79,3 +79,58 @@ function firstCallIndexes(messages: readonly Message[]): Map<string, number> {
   });
   return first;
 }
+
+/** Where a soundness scan of a history stopped: the calls still open (by id, how many) and the last turn seen. */
+interface PairingScan {
+  readonly messages: readonly Message[];
+  readonly open: ReadonlyMap<string, number>;
+  readonly lastTurn: number;
+}
+
+/**
+ * Whether histories need `repairToolPairs` at all, read incrementally: the scan of a conversation's last history is
+ * kept under its first message object, and a history that continues it (the same message objects first, as the
+ * adapters pass a resent history) is read from where that scan stopped. Sound means `repairToolPairs` would leave
+ * nothing out: every result answers an open call, and the calls still open are all the latest turn's.
+ */
+export class PairingScans {
+  private readonly scans = new WeakMap<Message, PairingScan>();
+
+  isSound(messages: readonly Message[]): boolean {
+    const first = messages[0];
+    if (!first) return true;
+    const cached = this.scans.get(first);
+    const length = cached?.messages.length ?? 0;
+    let resumable = cached !== undefined && length <= messages.length;
+    for (let index = 0; resumable && index < length; index++) resumable = cached?.messages[index] === messages[index];
+    const open = new Map(resumable ? cached?.open : undefined);
+    let lastTurn = resumable ? (cached?.lastTurn ?? -1) : -1;
+    for (let index = resumable ? length : 0; index < messages.length; index++) {
+      const message = messages[index] as Message;
+      if (message.role === 'user' || message.role === 'assistant') lastTurn = index;
+      for (const part of message.parts) {
+        if (part.type === 'tool-call') open.set(part.id, (open.get(part.id) ?? 0) + 1);
+        else if (part.type === 'tool-result') {
+          const calls = open.get(part.callId);
+          if (!calls) {
+            this.scans.delete(first);
+            return false;
+          }
+          if (calls === 1) open.delete(part.callId);
+          else open.set(part.callId, calls - 1);
+        }
+      }
+    }
+    this.scans.set(first, { messages, open, lastTurn });
+    return open.size === 0 || openCallsAreTheLatestTurns(messages[lastTurn], open);
+  }
+}
+
+/** Whether the open calls (each id's newest, as results answer the oldest first) are all calls of the latest turn. */
+function openCallsAreTheLatestTurns(latest: Message | undefined, open: ReadonlyMap<string, number>): boolean {
+  const calls = new Map<string, number>();
+  for (const part of latest?.parts ?? [])
+    if (part.type === 'tool-call') calls.set(part.id, (calls.get(part.id) ?? 0) + 1);
+  for (const [id, count] of open) if ((calls.get(id) ?? 0) < count) return false;
+  return true;
+}
