@@ -48,7 +48,7 @@ export class MessageMeter {
     readonly counter: TokenCounter,
     private readonly overheadTokens = DEFAULT_MESSAGE_OVERHEAD_TOKENS,
     maxEntries = 50_000,
-    maxMemoChars = 32_000_000,
+    maxMemoChars = 8_000_000,
   ) {
     this.counts = boundedCache(maxEntries);
     // bounded by characters alone: every text kept is at least MEMO_MIN_CHARS long, so it holds at most

@@ -67,6 +67,7 @@ export class CompressionEngine {
   private readonly siteIndex = new ResultSiteIndex();
   private readonly cutIndex = new CutPointIndex();
   private readonly pairings = new PairingScans();
+  private readonly deferredCounts = new DeferredCounts();
   private readonly prefixHashes: PrefixHashes;
   private readonly segments = new SegmentBoundaries();
   private readonly termMemo = boundedCache<string, Map<string, number>>(5_000);
@@ -285,7 +286,7 @@ export class CompressionEngine {
       return counted;
     };
     this.reporter.unchanged({ facts, sent: measures, promptTokens });
-    countLater(promptTokens);
+    this.deferredCounts.add(promptTokens);
     return {
       system: facts.system,
       messages: [...facts.input],
@@ -437,11 +438,31 @@ function lazyMeasure(meter: MessageMeter, message: Message): MessageMeasure {
   };
 }
 
+/** Counts waiting for the event loop at a time; an older one left out is counted when its figure is read. */
+const MAX_DEFERRED_COUNTS = 8;
+
 /**
- * Runs `count` once the current task is done (the call sent, the provider working), so the figures it fills are
- * ready when read; it never keeps a process alive.
+ * Counts an engine runs once the current task is done (the call sent, the provider working), so the figures they fill
+ * are ready when read. At most `MAX_DEFERRED_COUNTS` wait at a time: a loop that never yields to the event loop
+ * (thousands of calls in one task) keeps no more than these, and their histories, alive. Never keeps a process alive.
  */
-function countLater(count: () => void): void {
-  const timer: unknown = setTimeout(count, 0);
-  (timer as { unref?: () => void }).unref?.();
+class DeferredCounts {
+  private pending: (() => void)[] = [];
+  private scheduled = false;
+
+  add(count: () => void): void {
+    this.pending.push(count);
+    if (this.pending.length > MAX_DEFERRED_COUNTS) this.pending.shift();
+    if (this.scheduled) return;
+    this.scheduled = true;
+    const timer: unknown = setTimeout(() => this.run(), 0);
+    (timer as { unref?: () => void }).unref?.();
+  }
+
+  private run(): void {
+    const pending = this.pending;
+    this.pending = [];
+    this.scheduled = false;
+    for (const count of pending) count();
+  }
 }
