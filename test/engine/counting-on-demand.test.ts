@@ -111,6 +111,24 @@ describe('a call far below every threshold', () => {
     expect(texts.length).toBe(after);
   });
 
+  it('keeps at most eight counts waiting when calls come without a turn of the event loop', async () => {
+    const { texts, call } = harness(true);
+    const conversations = Array.from({ length: 30 }, (_, index) =>
+      chat(9).map((message) =>
+        text(message.role, `Conversation ${index}. ${message.parts[0]?.type === 'text' ? message.parts[0].text : ''}`),
+      ),
+    );
+    const outputs = [];
+    for (const messages of conversations) outputs.push(await call(messages));
+    const before = texts.length;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // each waiting count reads one conversation's 9 messages; the 22 older ones are counted only if read
+    expect(texts.length - before).toBeLessThanOrEqual(8 * 9);
+    expect(texts.length - before).toBeGreaterThan(0);
+    const full = harness(false);
+    expect(outputs[0]?.estimatedTokens).toBe((await full.call(conversations[0] ?? [])).estimatedTokens);
+  });
+
   it('leaves the decision to the stages when a tool result, a stored state, a forced call or an unbounded counter is involved', async () => {
     const messages = [...agentLoop(6), text('user', 'Go on.')];
     const withTools = harness(true);
