@@ -38,6 +38,8 @@ export class MessageMeter {
   /** Token counts by content hash. */
   private readonly counts: LRUCache<number, number>;
   private readonly byObject = new WeakMap<object, MessageMeasure>();
+  /** Byte bounds of messages not counted yet, by content hash: a resent long message is not read again. */
+  private readonly bounds = boundedCache<number, number>(50_000);
   /** Hashes of messages not counted yet. */
   private readonly hashes = new WeakMap<object, number>();
   /** Hashes of long texts by the text itself, bounded by their total characters. */
@@ -110,10 +112,12 @@ export class MessageMeter {
   bound(message: Message): number {
     const measured = this.byObject.get(message);
     if (measured) return measured.tokens;
-    const known = this.cached(this.hash(message));
+    const hash = this.hash(message);
+    const known = this.cached(hash) ?? this.bounds.get(hash);
     if (known !== undefined) return known;
     let bytes = this.overheadTokens;
     for (const part of message.parts) bytes += part.type === 'file' ? part.tokens : maxUtf8Bytes(partText(part));
+    this.bounds.set(hash, bytes);
     return bytes;
   }
 
