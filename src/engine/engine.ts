@@ -54,7 +54,8 @@ const MAX_RECALL_LOOKUPS = 16;
  * point -> the stages, in order (masking, semantic folds, budget folds, drops over the hard limit, recall: older
  * blocks kept or taken out, a block for a new user message; each planned by its strategy, applied by one loop)
  * -> assemble `[system + awareness] [state pair] [kept messages, a recall block before its user message]` -> save
- * once -> report.
+ * once -> report. A call with nothing stored that no stage could change (proven from byte lengths, see `unchanged`)
+ * skips the stages and sends the history as it came.
  * Adapters convert their prompt types in and out.
  */
 export class CompressionEngine {
