@@ -1,4 +1,5 @@
 import { boundedCache } from '../bounded-cache.js';
+import { identicalPrefix } from '../transcript/same-message.js';
 import type { Message } from '../transcript/transcript.js';
 import { hash53, hashChain } from './hash.js';
 import type { MessageMeter } from './message-meter.js';
@@ -29,11 +30,7 @@ export class PrefixHashes {
   /** The prefix hashes of `messages`; `conversation` already tells namespaces apart. */
   of(conversation: string, namespace: string, messages: readonly Message[]): number[] {
     const cached = this.last.get(conversation);
-    let same = 0;
-    if (cached) {
-      const limit = Math.min(cached.messages.length, messages.length);
-      while (same < limit && cached.messages[same] === messages[same]) same++;
-    }
+    const same = cached ? identicalPrefix(cached.messages, messages) : 0;
     const hashes =
       cached && same > 0
         ? extendHashes(cached.hashes.slice(0, same + 1), messages, this.meter)

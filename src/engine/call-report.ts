@@ -102,9 +102,8 @@ export class CallReporter {
     }
     if (this.reportCalls) {
       const { ratio } = facts.limits;
-      const history = facts.messages.reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
       this.options.onCall?.({
-        historyTokens: Math.round((facts.fixedTokens + history) * ratio),
+        historyTokens: this.historyTokens(facts),
         promptTokens: Math.round(tokensAfter * ratio),
         cacheablePrefixTokens: Math.round(cacheablePrefixTokens * ratio),
         messagesOutOfPrompt: decided.point.coveredCount,
@@ -134,13 +133,12 @@ export class CallReporter {
     const prompt = [...facts.fixedMeasures, ...sent];
     const previous = this.prefixes.replace(facts.conversation, prompt);
     if (!this.reportCalls) return;
-    const { meter } = this;
     const { ratio } = facts.limits;
+    const historyTokens = () => this.historyTokens(facts);
     let prompted: number | undefined;
     this.options.onCall?.({
       get historyTokens() {
-        const history = facts.messages.reduce((sum, message) => sum + meter.measure(message).tokens, 0);
-        return Math.round((facts.fixedTokens + history) * ratio);
+        return historyTokens();
       },
       get promptTokens() {
         prompted ??= promptTokens();
@@ -153,5 +151,11 @@ export class CallReporter {
       stateInPrompt: false,
       event: undefined,
     });
+  }
+
+  /** The history as the caller sent it, fixed part included, in the provider's (calibrated) tokens. */
+  private historyTokens(facts: CallFacts): number {
+    const history = facts.messages.reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
+    return Math.round((facts.fixedTokens + history) * facts.limits.ratio);
   }
 }

@@ -28,6 +28,7 @@ import { PairingScans } from '../transcript/repair-tool-pairs.js';
 import { ResultSiteIndex } from '../transcript/result-sites.js';
 import type { Message } from '../transcript/transcript.js';
 import { SegmentBoundaries } from '../triggers/segment-boundaries.js';
+import type { Boundary } from '../triggers/semantic-triggers.js';
 import { type CallFacts, readCall } from './call-facts.js';
 import { CallReporter } from './call-report.js';
 import type { CompressInput, CompressOutput } from './compress-call.js';
@@ -41,6 +42,7 @@ import { OwnToolsSeen } from './own-tools-seen.js';
 import { type Projection, type ProjectionCache, project } from './projection.js';
 import { recordFor, sameRecord } from './record-for.js';
 import { type Listeners, safeListeners } from './safe-listeners.js';
+import { UnchangedCalls } from './unchanged-calls.js';
 
 /**
  * How many earlier user messages the first call of a turn looks up recall choices for (besides the latest): the ones
@@ -54,8 +56,8 @@ const MAX_RECALL_LOOKUPS = 16;
  * point -> the stages, in order (masking, semantic folds, budget folds, drops over the hard limit, recall: older
  * blocks kept or taken out, a block for a new user message; each planned by its strategy, applied by one loop)
  * -> assemble `[system + awareness] [state pair] [kept messages, a recall block before its user message]` -> save
- * once -> report. A call with nothing stored that no stage could change (proven from byte lengths, see `unchanged`)
- * skips the stages and sends the history as it came.
+ * once -> report. A call with nothing stored that no stage could change (proven from byte lengths, see
+ * `UnchangedCalls`) skips the stages and sends the history as it came.
  * Adapters convert their prompt types in and out.
  */
 export class CompressionEngine {
@@ -68,7 +70,9 @@ export class CompressionEngine {
   private readonly siteIndex = new ResultSiteIndex();
   private readonly cutIndex = new CutPointIndex();
   private readonly pairings = new PairingScans();
-  private readonly deferredCounts = new DeferredCounts();
+  private readonly unchangedCalls: UnchangedCalls;
+  /** The boundaries each call's facts were found to have, so a call asks the segment scan once. */
+  private readonly foundBoundaries = new WeakMap<CallFacts, readonly Boundary[]>();
   private readonly prefixHashes: PrefixHashes;
   private readonly segments = new SegmentBoundaries();
   private readonly termMemo = boundedCache<string, Map<string, number>>(5_000);
@@ -159,15 +163,28 @@ export class CompressionEngine {
           from,
           to,
         }),
-      boundaries: (facts, semantic) =>
-        this.segments.find({
-          conversation: facts.conversation,
-          messages: facts.messages,
-          steps: facts.steps,
-          prefixHashes: facts.prefixHashes,
-          options: semantic,
-        }),
+      // always asked with the engine's own semantic settings, so a call's boundaries depend on its facts alone
+      boundaries: (facts, semantic) => {
+        let found = this.foundBoundaries.get(facts);
+        if (!found) {
+          found = this.segments.find({
+            conversation: facts.conversation,
+            messages: facts.messages,
+            steps: facts.steps,
+            prefixHashes: facts.prefixHashes,
+            options: semantic,
+          });
+          this.foundBoundaries.set(facts, found);
+        }
+        return found;
+      },
     };
+    const { semantic } = this.settings;
+    this.unchangedCalls = new UnchangedCalls(
+      this.meter,
+      this.reporter,
+      semantic ? (facts) => this.services.boundaries(facts, semantic) : undefined,
+    );
   }
 
   /**
@@ -209,7 +226,7 @@ export class CompressionEngine {
       found && found.coveredCount < facts.messages.length
         ? checkedRecord(found, facts, this.listeners.onError)
         : undefined;
-    const unchanged = stored || input.force ? undefined : this.unchanged(facts);
+    const unchanged = stored || input.force ? undefined : this.unchangedCalls.send(facts);
     if (unchanged) return unchanged;
     const start = startingPoint(facts, stored, await this.recallChoices(facts, stored));
     const startProjection = this.project(facts, start);
@@ -256,47 +273,6 @@ export class CompressionEngine {
       decisions,
       deferred: decided.deferred,
       event,
-    };
-  }
-
-  /**
-   * The call that sends the history as it came, decided without counting all of it: nothing stored for the
-   * conversation, no tool result (nothing to mask or shorten), no segment a semantic fold could take, and a prompt
-   * proven below the compression threshold and the hard limit by the UTF-8 length of the messages not counted yet
-   * (the newest are counted until the proof holds). Every stage would then leave the prompt as it is, so this is the
-   * output the stages give, and its figures are counted only when read (`estimatedTokens`, `onCall`), and meanwhile
-   * in the background, after the call went out. Undefined when the proof fails: the stages decide.
-   */
-  private unchanged(facts: CallFacts): CompressOutput | undefined {
-    const { meter } = this;
-    if (!meter.bounded || facts.sites.length > 0) return undefined;
-    const { semantic } = this.settings;
-    if (semantic && this.services.boundaries(facts, semantic).length > 0) return undefined;
-    const { messages } = facts;
-    const limit = Math.min(facts.limits.compressAt, facts.limits.hardLimit);
-    const bounds = messages.map((message) => meter.bound(message));
-    let total = bounds.reduce((sum, bound) => sum + bound, facts.fixedTokens);
-    for (let index = messages.length - 1; total > limit && index >= 0; index--) {
-      total -= (bounds[index] as number) - meter.measure(messages[index] as Message).tokens;
-    }
-    if (total > limit) return undefined;
-    const measures = messages.map((message) => lazyMeasure(meter, message));
-    let counted: number | undefined;
-    const promptTokens = () => {
-      counted ??= messages.reduce((sum, message) => sum + meter.measure(message).tokens, facts.fixedTokens);
-      return counted;
-    };
-    this.reporter.unchanged({ facts, sent: measures, promptTokens });
-    this.deferredCounts.add(promptTokens);
-    return {
-      system: facts.system,
-      messages: [...facts.input],
-      get estimatedTokens() {
-        return promptTokens();
-      },
-      decisions: [],
-      deferred: [],
-      event: undefined,
     };
   }
 
@@ -426,44 +402,5 @@ export class CompressionEngine {
   private stateTokens(state: SessionState | undefined): number {
     if (!state) return 0;
     return this.stateMessages(state).reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
-  }
-}
-
-/** A message's measure whose tokens are counted when first read. */
-function lazyMeasure(meter: MessageMeter, message: Message): MessageMeasure {
-  return {
-    hash: meter.hash(message),
-    get tokens() {
-      return meter.measure(message).tokens;
-    },
-  };
-}
-
-/** Counts waiting for the event loop at a time; an older one left out is counted when its figure is read. */
-const MAX_DEFERRED_COUNTS = 8;
-
-/**
- * Counts an engine runs once the current task is done (the call sent, the provider working), so the figures they fill
- * are ready when read. At most `MAX_DEFERRED_COUNTS` wait at a time: a loop that never yields to the event loop
- * (thousands of calls in one task) keeps no more than these, and their histories, alive. Never keeps a process alive.
- */
-class DeferredCounts {
-  private pending: (() => void)[] = [];
-  private scheduled = false;
-
-  add(count: () => void): void {
-    this.pending.push(count);
-    if (this.pending.length > MAX_DEFERRED_COUNTS) this.pending.shift();
-    if (this.scheduled) return;
-    this.scheduled = true;
-    const timer: unknown = setTimeout(() => this.run(), 0);
-    (timer as { unref?: () => void }).unref?.();
-  }
-
-  private run(): void {
-    const pending = this.pending;
-    this.pending = [];
-    this.scheduled = false;
-    for (const count of pending) count();
   }
 }

@@ -29,8 +29,6 @@ export class HistoryMemory {
     let same = 0;
     if (previous) {
       const limit = Math.min(previous.length, messages.length);
-      // the same objects, as when the adapter's conversions were reused: one comparison of references each
-      while (same < limit && previous[same] === messages[same]) same++;
       while (same < limit && sameMessage(previous[same] as Message, messages[same] as Message)) same++;
     }
     const canonical =

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { continues } from './same-message.js';
 import type { Message } from './transcript.js';
 
 /** The valid fold points of a history (see `cutPoints`): ascending, each above 0 and below the history's length. */
@@ -59,8 +60,7 @@ export class CutPointIndex {
   cuts(conversation: string, messages: readonly Message[]): CutPoints {
     const cached = this.scans.get(conversation);
     const length = cached?.messages.length ?? 0;
-    let resumable = cached !== undefined && length <= messages.length;
-    for (let index = 0; resumable && index < length; index++) resumable = cached?.messages[index] === messages[index];
+    const resumable = cached !== undefined && continues(cached.messages, messages);
     // copied: an earlier call may still read its own points
     const scan: CutScan =
       resumable && cached

@@ -1,4 +1,5 @@
 import type { ToolPairingIssue } from '../errors.js';
+import { continues } from './same-message.js';
 import type { Message, Part } from './transcript.js';
 
 /** A history with its unpaired tool parts left out, and what was left out. */
@@ -101,8 +102,7 @@ export class PairingScans {
     if (!first) return true;
     const cached = this.scans.get(first);
     const length = cached?.messages.length ?? 0;
-    let resumable = cached !== undefined && length <= messages.length;
-    for (let index = 0; resumable && index < length; index++) resumable = cached?.messages[index] === messages[index];
+    const resumable = cached !== undefined && continues(cached.messages, messages);
     const open = new Map(resumable ? cached?.open : undefined);
     let lastTurn = resumable ? (cached?.lastTurn ?? -1) : -1;
     for (let index = resumable ? length : 0; index < messages.length; index++) {

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { DEFAULT_MESSAGE_OVERHEAD_TOKENS, type MessageMeter } from '../counting/message-meter.js';
+import { continues } from './same-message.js';
 import type { Message, ToolResultPart } from './transcript.js';
 
 /** One tool result of the transcript, where it is and what it is. */
@@ -84,10 +85,7 @@ export class ResultSiteIndex {
 
   sites(conversation: string, messages: readonly Message[], meter: MessageMeter): readonly ResultSite[] {
     const cached = this.scans.get(conversation);
-    let resumable = cached !== undefined && cached.messages.length <= messages.length;
-    for (let index = 0; resumable && index < (cached?.messages.length ?? 0); index++) {
-      resumable = cached?.messages[index] === messages[index];
-    }
+    const resumable = cached !== undefined && continues(cached.messages, messages);
     const from = resumable ? (cached?.messages.length ?? 0) : 0;
     const scan: SiteScan =
       resumable && cached

@@ -102,3 +102,19 @@ export function sameMessage(a: Message, b: Message): boolean {
   }
   return true;
 }
+
+/** How many leading elements of `next` are the very objects at the same places of `previous`. */
+export function identicalPrefix(previous: readonly unknown[], next: readonly unknown[]): number {
+  const limit = Math.min(previous.length, next.length);
+  let same = 0;
+  while (same < limit && previous[same] === next[same]) same++;
+  return same;
+}
+
+/**
+ * Whether `next` continues `previous`: every message of `previous` is the same object at the same place in `next`,
+ * so a scan of `previous` can go on over the rest of `next`.
+ */
+export function continues(previous: readonly unknown[], next: readonly unknown[]): boolean {
+  return previous.length <= next.length && identicalPrefix(previous, next) === previous.length;
+}

@@ -1,3 +1,4 @@
+import { cutPointsFor } from './cut-point-index.js';
 import { type Message, toolCallIds, toolResultIds } from './transcript.js';
 
 /**
@@ -6,15 +7,7 @@ import { type Message, toolCallIds, toolResultIds } from './transcript.js';
  * answered before it.
  */
 export function cutPoints(messages: readonly Message[]): number[] {
-  const points: number[] = [];
-  const open = new Set<string>();
-  for (let index = 0; index < messages.length; index++) {
-    const message = messages[index] as Message;
-    if (index > 0 && open.size === 0 && message.role !== 'tool') points.push(index);
-    for (const id of toolCallIds(message)) open.add(id);
-    for (const id of toolResultIds(message)) open.delete(id);
-  }
-  return points;
+  return [...cutPointsFor(messages).list];
 }
 
 /** One violation of the tool-pairing and message-shape invariants. */
