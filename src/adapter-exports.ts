@@ -18,6 +18,7 @@ export {
   InvalidPromptError,
   ListenerError,
   MessageTooLargeError,
+  ProviderOverflowError,
   StoreError,
   SummarizerError,
   TokenCounterError,

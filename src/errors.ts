@@ -242,6 +242,59 @@ export class StoreError extends ContextCompressionError {
   }
 }
 
+const providerOverflow = Symbol.for(`${PREFIX}.ProviderOverflowError`);
+
+/**
+ * The provider rejected a prompt as longer than the model's window although our count said it fit: its tokenizer
+ * counts more than ours (Claude, Gemini, a local model), or its window is smaller than the one configured. The engine
+ * learned from it (the ratio of the provider's count to ours, the provider's limit) and retried the call once,
+ * compressed to fit (`fallback: 'retried'`); when the retry was rejected too, the provider's error went to the caller
+ * (`fallback: 'rethrown'`). `cause` is the provider's error.
+ */
+export class ProviderOverflowError extends ContextCompressionError {
+  readonly [providerOverflow] = true;
+  /** The `provider:modelId` key whose calibration learned from the rejection. */
+  readonly modelKey: string;
+  /** The prompt's tokens as the provider counted them, when its error said. */
+  readonly providerTokens: number | undefined;
+  /** The most the provider accepts, when its error said. */
+  readonly providerLimit: number | undefined;
+  /** The prompt's tokens as we counted them when it was sent (calibrated by what was known then). */
+  readonly estimatedTokens: number;
+  /** Provider tokens per token of ours, as learned from this rejection; later calls of the model use it. */
+  readonly learnedRatio: number;
+
+  constructor(fields: {
+    modelKey: string;
+    providerTokens: number | undefined;
+    providerLimit: number | undefined;
+    estimatedTokens: number;
+    learnedRatio: number;
+    providerMessage: string;
+    cause?: unknown;
+  }) {
+    const counted = fields.providerTokens === undefined ? 'more' : `${fields.providerTokens}`;
+    const limit = fields.providerLimit === undefined ? '' : ` (its limit: ${fields.providerLimit})`;
+    super({
+      name: 'ProviderOverflowError',
+      message:
+        `The provider rejected the prompt as too long for ${fields.modelKey}: it counted ${counted} tokens${limit}, ` +
+        `we counted ${fields.estimatedTokens}. Provider tokens per token of ours are now taken as ` +
+        `${fields.learnedRatio.toFixed(2)}. Provider said: ${fields.providerMessage}`,
+      cause: fields.cause,
+    });
+    this.modelKey = fields.modelKey;
+    this.providerTokens = fields.providerTokens;
+    this.providerLimit = fields.providerLimit;
+    this.estimatedTokens = fields.estimatedTokens;
+    this.learnedRatio = fields.learnedRatio;
+  }
+
+  static override isInstance(error: unknown): error is ProviderOverflowError {
+    return hasMarker(error, baseSymbol) && hasMarker(error, providerOverflow);
+  }
+}
+
 const toolPairing = Symbol.for(`${PREFIX}.ToolPairingError`);
 
 /** One tool result or call of the caller's history that has no partner (see `findPairingProblems`). */

@@ -1,4 +1,5 @@
 import type {
+  LanguageModelV4,
   LanguageModelV4CallOptions,
   LanguageModelV4Middleware,
   LanguageModelV4StreamPart,
@@ -16,6 +17,13 @@ import { readCallOptions } from './call-options.js';
 import { fromTranscript } from './from-transcript.js';
 import { isEmbeddingModel, modelEmbedder } from './model-embedder.js';
 import { modelSummarizer } from './model-summarizer.js';
+import {
+  generateWithRetry,
+  type RetryContext,
+  reportStreamedRejection,
+  type SentCall,
+  streamWithRetry,
+} from './overflow-retry.js';
 import { promptConversions, toTranscript } from './to-transcript.js';
 
 /** Options of the AI SDK middleware: the engine's options, with any AI SDK model accepted as summarizer. */
@@ -77,60 +85,50 @@ export function middlewareFor(
   engine: CompressionEngine,
   { cacheBreakpoints = true }: Pick<ContextCompressionOptions, 'cacheBreakpoints'> = {},
 ): LanguageModelV4Middleware {
-  /** Each sent call's model and engine output, whose token estimate is read once the provider answered. */
-  const estimates = new WeakMap<
-    LanguageModelV4CallOptions,
-    { modelKey: string; output: { estimatedTokens: number } }
-  >();
-  const modelKeyOf = (model: { provider: string; modelId: string }) => `${model.provider}:${model.modelId}`;
+  /** Each sent call's params, model key and engine output, whose estimate is read once the provider answered. */
+  const sentCalls = new WeakMap<LanguageModelV4CallOptions, SentCall>();
   const conversions = promptConversions();
+  const compress = async (params: LanguageModelV4CallOptions, model: LanguageModelV4) => {
+    const { callOptions, providerOptions } = readCallOptions(params.providerOptions);
+    if (callOptions.disable) return { ...params, providerOptions };
+    const result = await engine.compress({
+      transcript: toTranscript(params.prompt, params.tools, conversions),
+      modelId: model.modelId,
+      modelKey: modelKeyOf(model),
+      namespace: callOptions.namespace,
+      force: callOptions.force,
+    });
+    const prompt = cacheBreakpoints ? withBreakpoints(result, params, model.provider) : undefined;
+    const transformed = {
+      ...params,
+      providerOptions,
+      prompt: prompt ?? fromTranscript(result.system, result.messages),
+    };
+    sentCalls.set(transformed, { original: params, modelKey: modelKeyOf(model), output: result });
+    return transformed;
+  };
+  const retries: RetryContext = { engine, sent: (params) => sentCalls.get(params), compress };
+  const recordUsage = (params: LanguageModelV4CallOptions, inputTokens: number | undefined) => {
+    const sent = sentCalls.get(params);
+    if (sent) engine.recordUsage(sent.modelKey, () => sent.output.estimatedTokens, inputTokens);
+  };
   return {
     specificationVersion: 'v4',
-    async transformParams({ params, model }) {
-      const { callOptions, providerOptions } = readCallOptions(params.providerOptions);
-      if (callOptions.disable) return { ...params, providerOptions };
-      const result = await engine.compress({
-        transcript: toTranscript(params.prompt, params.tools, conversions),
-        modelId: model.modelId,
-        modelKey: modelKeyOf(model),
-        namespace: callOptions.namespace,
-        force: callOptions.force,
-      });
-      let prompt = fromTranscript(result.system, result.messages);
-      if (cacheBreakpoints && cachesAtBreakpoints(model.provider)) {
-        const offset = result.system.length;
-        const pair = result.messages[0]?.synthetic === 'session-state' ? offset + 1 : undefined;
-        const recall = result.messages.findIndex((message) => message.synthetic === 'recall');
-        prompt = withCacheBreakpoints(prompt, params.tools, {
-          systemEnd: offset - 1,
-          stateEnd: pair,
-          beforeRecall: recall > 0 ? offset + recall - 1 : undefined,
-        });
-      }
-      const transformed = { ...params, providerOptions, prompt };
-      estimates.set(transformed, { modelKey: modelKeyOf(model), output: result });
-      return transformed;
-    },
-    async wrapGenerate({ doGenerate, params }) {
-      const result = await doGenerate();
-      const estimate = estimates.get(params);
-      if (estimate)
-        engine.recordUsage(estimate.modelKey, () => estimate.output.estimatedTokens, result.usage?.inputTokens?.total);
+    transformParams: ({ params, model }) => compress(params, model),
+    async wrapGenerate(options) {
+      const { result, answered } = await generateWithRetry(retries, options);
+      recordUsage(answered, result.usage?.inputTokens?.total);
       return result;
     },
-    async wrapStream({ doStream, params }) {
-      const result = await doStream();
-      const estimate = estimates.get(params);
-      if (!estimate) return result;
+    async wrapStream(options) {
+      const { result, answered } = await streamWithRetry(retries, options);
+      if (!sentCalls.has(answered)) return result;
+      const retried = answered !== options.params;
       const stream = result.stream.pipeThrough(
         new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
           transform(part, controller) {
-            if (part.type === 'finish')
-              engine.recordUsage(
-                estimate.modelKey,
-                () => estimate.output.estimatedTokens,
-                part.usage?.inputTokens?.total,
-              );
+            if (part.type === 'finish') recordUsage(answered, part.usage?.inputTokens?.total);
+            if (retried) reportStreamedRejection(retries, { params: answered, model: options.model }, part);
             controller.enqueue(part);
           },
         }),
@@ -138,4 +136,23 @@ export function middlewareFor(
       return { ...result, stream };
     },
   };
+}
+
+const modelKeyOf = (model: { provider: string; modelId: string }) => `${model.provider}:${model.modelId}`;
+
+/** The prompt with cache breakpoints for providers that cache at them, or undefined for the others. */
+function withBreakpoints(
+  result: Awaited<ReturnType<CompressionEngine['compress']>>,
+  params: LanguageModelV4CallOptions,
+  provider: string,
+) {
+  if (!cachesAtBreakpoints(provider)) return undefined;
+  const offset = result.system.length;
+  const pair = result.messages[0]?.synthetic === 'session-state' ? offset + 1 : undefined;
+  const recall = result.messages.findIndex((message) => message.synthetic === 'recall');
+  return withCacheBreakpoints(fromTranscript(result.system, result.messages), params.tools, {
+    systemEnd: offset - 1,
+    stateEnd: pair,
+    beforeRecall: recall > 0 ? offset + recall - 1 : undefined,
+  });
 }

@@ -4,6 +4,7 @@ import { readCallOptions } from './call-options.js';
 import { compressBaseMessages } from './compress-base-messages.js';
 import { createEngine, type LangChainCompressionOptions, requireBudget } from './create-engine.js';
 import { type ModelInfo, modelInfo, reportedInputTokens } from './model-info.js';
+import { runWithRetry } from './overflow-retry.js';
 import { TranscriptConverter } from './transcript-converter.js';
 
 /** Options of the `createAgent` middleware: the adapter's options. */
@@ -25,6 +26,7 @@ type WrapModelCall = NonNullable<AgentMiddleware['wrapModelCall']>;
  * `agent.invoke(input, { configurable: { 'context-compression': { disable, force, namespace } } })`.
  * Without `contextWindow`, the model's window comes from its profile or the built-in table; langchain shows a
  * middleware the model only at its first call, so a model whose window is unknown fails there, before it is called.
+ * A model call the provider rejects as too long is compressed again to fit what the rejection showed and retried once.
  */
 export function contextCompressionMiddleware(options: ContextCompressionMiddlewareOptions = {}): AgentMiddleware {
   const engine = createEngine(options);
@@ -45,18 +47,26 @@ export function contextCompressionMiddleware(options: ContextCompressionMiddlewa
     const callOptions = readCallOptions(request.runtime);
     if (callOptions.disable) return handler(request);
     const system = request.systemMessage && request.systemMessage.text !== '' ? [request.systemMessage] : [];
-    const compressed = await compressBaseMessages(engine, {
-      messages: [...system, ...request.messages],
-      tools: request.tools,
-      model: info,
-      callOptions,
-      awareness: 'state',
-      converter,
+    return runWithRetry({
+      engine,
+      info,
+      compress: () =>
+        compressBaseMessages(engine, {
+          messages: [...system, ...request.messages],
+          tools: request.tools,
+          model: info,
+          callOptions,
+          awareness: 'state',
+          converter,
+        }),
+      estimate: (compressed) => compressed.estimatedTokens,
+      run: async (compressed) => {
+        const response = await handler({ ...request, messages: compressed.messages.slice(system.length) });
+        const reported = reportedInputTokens(response as BaseMessage);
+        if (reported !== undefined) engine.recordUsage(info.modelKey, () => compressed.estimatedTokens, reported);
+        return response;
+      },
     });
-    const response = await handler({ ...request, messages: compressed.messages.slice(system.length) });
-    const reported = reportedInputTokens(response as BaseMessage);
-    if (reported !== undefined) engine.recordUsage(info.modelKey, () => compressed.estimatedTokens, reported);
-    return response;
   };
   const middleware: AgentMiddleware = { name: 'ContextCompressionMiddleware', wrapModelCall };
   return Object.assign(middleware, { [MIDDLEWARE_BRAND]: true });

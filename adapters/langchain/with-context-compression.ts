@@ -8,9 +8,10 @@ import { RunnableBinding } from '@langchain/core/runnables';
 import type { CompressionEngine } from '../../src/engine/engine.js';
 import { InvalidOptionError } from '../../src/errors.js';
 import { readCallOptions } from './call-options.js';
-import { compressBaseMessages, inputMessages } from './compress-base-messages.js';
+import { type CompressedBaseMessages, compressBaseMessages, inputMessages } from './compress-base-messages.js';
 import { createEngine, type LangChainCompressionOptions } from './create-engine.js';
 import { isChatModel, type ModelInfo, modelInfo, reportedInputTokens } from './model-info.js';
+import { runWithRetry, streamWithRetry } from './overflow-retry.js';
 import { TranscriptConverter } from './transcript-converter.js';
 
 /**
@@ -113,11 +114,33 @@ function keepCompressing(result: unknown, compression: Compression, info: ModelI
 
 type CallOptions = Partial<BaseChatModel['ParsedCallOptions']>;
 
+/** A stream's chunks; once it ends, the engine learns from the input tokens they reported. */
+async function* recordingUsage<C>(
+  engine: CompressionEngine,
+  info: ModelInfo,
+  chunks: AsyncIterable<C>,
+  sent: CompressedBaseMessages | undefined,
+) {
+  let reported: number | undefined;
+  for await (const chunk of chunks) {
+    const tokens = reportedInputTokens(chunk as BaseMessage);
+    if (tokens !== undefined) reported = (reported ?? 0) + tokens;
+    yield chunk;
+  }
+  if (sent) engine.recordUsage(info.modelKey, () => sent.estimatedTokens, reported);
+}
+
+/** The largest estimate of a batch's compressed prompts: the one a provider most likely rejected. */
+function largestEstimate(sent: readonly (CompressedBaseMessages | undefined)[]): number | undefined {
+  const estimates = sent.flatMap((item) => (item ? [item.estimatedTokens] : []));
+  return estimates.length > 0 ? Math.max(...estimates) : undefined;
+}
+
 function compressingModel<T extends BaseChatModel>(model: T, compression: Compression, info: ModelInfo): T {
   const { engine, converter } = compression;
   const base: BaseChatModel = model;
   const wrapped = Object.create(model) as T;
-  const compress = (messages: readonly BaseMessage[], options: unknown) => {
+  const compress = async (messages: readonly BaseMessage[], options: unknown) => {
     const callOptions = readCallOptions(options);
     if (callOptions.disable) return undefined;
     const tools = (options as { tools?: unknown[] } | undefined)?.tools;
@@ -136,15 +159,22 @@ function compressingModel<T extends BaseChatModel>(model: T, compression: Compre
     ): Promise<LLMResult> {
       const parsed = Array.isArray(options) ? { stop: options } : options;
       const lists = messages.map((list) => list.map(coerceMessageLikeToMessage));
-      const compressed = await Promise.all(lists.map((list) => compress(list, parsed)));
-      const prompts = lists.map((list, index) => compressed[index]?.messages ?? list);
-      const result = await base.generate.call(this, prompts, options, callbacks);
-      result.generations.forEach((generation, index) => {
-        const sent = compressed[index];
-        const message = (generation[0] as ChatGeneration | undefined)?.message;
-        if (sent) engine.recordUsage(info.modelKey, () => sent.estimatedTokens, reportedInputTokens(message));
+      return runWithRetry({
+        engine,
+        info,
+        compress: () => Promise.all(lists.map((list) => compress(list, parsed))),
+        estimate: largestEstimate,
+        run: async (compressed) => {
+          const prompts = lists.map((list, index) => compressed[index]?.messages ?? list);
+          const result = await base.generate.call(this, prompts, options, callbacks);
+          result.generations.forEach((generation, index) => {
+            const sent = compressed[index];
+            const message = (generation[0] as ChatGeneration | undefined)?.message;
+            if (sent) engine.recordUsage(info.modelKey, () => sent.estimatedTokens, reportedInputTokens(message));
+          });
+          return result;
+        },
       });
-      return result;
     },
     async *_streamIterator(this: BaseChatModel, input: BaseLanguageModelInput, options?: CallOptions) {
       if (!streamsNatively(model, this)) {
@@ -152,14 +182,15 @@ function compressingModel<T extends BaseChatModel>(model: T, compression: Compre
         yield* base._streamIterator.call(this, input, options);
         return;
       }
-      const compressed = await compress(inputMessages(input), options);
-      let reported: number | undefined;
-      for await (const chunk of base._streamIterator.call(this, compressed?.messages ?? input, options)) {
-        const tokens = reportedInputTokens(chunk);
-        if (tokens !== undefined) reported = (reported ?? 0) + tokens;
-        yield chunk;
-      }
-      if (compressed) engine.recordUsage(info.modelKey, () => compressed.estimatedTokens, reported);
+      const messages = inputMessages(input);
+      yield* streamWithRetry({
+        engine,
+        info,
+        compress: () => compress(messages, options),
+        estimate: (sent) => sent?.estimatedTokens,
+        run: (sent) =>
+          recordingUsage(engine, info, base._streamIterator.call(this, sent?.messages ?? input, options), sent),
+      });
     },
     streamEvents(
       this: BaseChatModel,
@@ -173,8 +204,13 @@ function compressingModel<T extends BaseChatModel>(model: T, compression: Compre
       const callOptions = parsedCallOptions(self, options);
       async function* events() {
         const messages = inputMessages(input);
-        const compressed = await compress(messages, options);
-        yield* self._streamChatModelEvents(compressed?.messages ?? messages, callOptions);
+        yield* streamWithRetry({
+          engine,
+          info,
+          compress: () => compress(messages, options),
+          estimate: (sent) => sent?.estimatedTokens,
+          run: (sent) => self._streamChatModelEvents(sent?.messages ?? messages, callOptions),
+        });
       }
       return new ChatModelStream(events());
     },

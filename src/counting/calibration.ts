@@ -1,3 +1,7 @@
+const MAX_RATIO = 5;
+/** A raised ratio counts as this many responses in the running mean. */
+const RAISED_WEIGHT = 5;
+
 /**
  * Learns, per model, the ratio between the tokens a provider reports and the tokens we estimated for the same
  * prompt, so budgets hold for models whose tokenizer is not tiktoken's (Gemini, Claude). A running mean with a
@@ -12,7 +16,7 @@ export class TokenCalibration {
   record(modelKey: string, estimated: number, reported: number | undefined): void {
     if (!reported || reported <= 0 || estimated <= 0) return;
     const observed = reported / estimated;
-    if (!Number.isFinite(observed) || observed < 0.2 || observed > 5) return;
+    if (!Number.isFinite(observed) || observed < 0.2 || observed > MAX_RATIO) return;
     const current = this.ratios.get(modelKey);
     if (!current) {
       this.ratios.set(modelKey, { ratio: observed, samples: 1 });
@@ -20,6 +24,17 @@ export class TokenCalibration {
     }
     const samples = Math.min(current.samples + 1, this.maxSamples);
     this.ratios.set(modelKey, { ratio: current.ratio + (observed - current.ratio) / samples, samples });
+  }
+
+  /**
+   * Raises a model's ratio to at least `ratio` after the provider rejected a prompt as too long (capped at 5 like an
+   * observed one), weighted as several responses so one later report cannot undo it at once. Returns the new ratio.
+   */
+  raise(modelKey: string, ratio: number): number {
+    const current = this.ratios.get(modelKey);
+    const raised = Math.min(MAX_RATIO, Math.max(current?.ratio ?? 1, ratio));
+    this.ratios.set(modelKey, { ratio: raised, samples: Math.max(current?.samples ?? 0, RAISED_WEIGHT) });
+    return raised;
   }
 
   /** The learned ratio for a model, 1 until a response was seen. */

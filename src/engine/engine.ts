@@ -5,7 +5,12 @@ import { guardedCounter } from '../counting/guarded-counter.js';
 import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import { PrefixHashes } from '../counting/prefix-hashes.js';
 import { EmbeddingCache } from '../embeddings/embedder.js';
-import { type EmbedderError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
+import {
+  type EmbedderError,
+  MessageTooLargeError,
+  type ProviderOverflowError,
+  UnknownContextWindowError,
+} from '../errors.js';
 import { budgetLimits } from '../options/budget.js';
 import { lookupContextWindow } from '../options/context-windows.js';
 import { type EngineSettings, engineSettings } from '../options/engine-settings.js';
@@ -38,6 +43,7 @@ import type { StageServices } from './decide-call.js';
 import { FoldRunner } from './fold-runner.js';
 import { HistoryMemory } from './history-memory.js';
 import { checkedRecord, pairedInput } from './input-checks.js';
+import { OverflowLearning } from './overflow-learning.js';
 import { OwnToolsSeen } from './own-tools-seen.js';
 import { type Projection, type ProjectionCache, project } from './projection.js';
 import { recordFor, sameRecord } from './record-for.js';
@@ -93,6 +99,7 @@ export class CompressionEngine {
   private readonly reporter: CallReporter;
   private readonly services: StageServices;
   private readonly listeners: Listeners;
+  private readonly overflows = new OverflowLearning(this.calibration, (event) => this.listeners.onError(event));
   /** The options with every default in place. */
   private readonly resolved: ResolvedOptions;
 
@@ -192,11 +199,57 @@ export class CompressionEngine {
    * from the model itself; the `contextWindow` option wins over it. Throws when the window is unknown.
    */
   budgetFor(modelId: string, known?: number): number {
-    const contextWindow = this.resolved.contextWindow ?? known ?? lookupContextWindow(modelId);
-    if (contextWindow === undefined) throw new UnknownContextWindowError({ modelId });
+    const contextWindow = this.windowFor(modelId, known);
     const reserve = this.resolved.reserveFor(contextWindow);
     checkReserve(contextWindow, reserve);
     return contextWindow - reserve;
+  }
+
+  /** The context window a model's calls are compressed for: the option, else the adapter's, else the table's. */
+  private windowFor(modelId: string, known?: number): number {
+    const contextWindow = this.resolved.contextWindow ?? known ?? lookupContextWindow(modelId);
+    if (contextWindow === undefined) throw new UnknownContextWindowError({ modelId });
+    return contextWindow;
+  }
+
+  /**
+   * The budget of one call: `budgetFor`, or less when the provider rejected a prompt of this model and showed a
+   * smaller window than the one configured.
+   */
+  private callBudget(modelId: string, modelKey: string, known?: number): number {
+    const budget = this.budgetFor(modelId, known);
+    const learned = this.overflows.window(modelKey);
+    if (learned === undefined) return budget;
+    return Math.max(1, Math.min(budget, learned - this.resolved.reserveFor(learned)));
+  }
+
+  /**
+   * Tells the engine that the provider rejected a prompt it compressed. When the provider rejected it for its length,
+   * the engine learns from its figures (its count against ours into the model's calibration; its window when smaller
+   * than ours), reports a `ProviderOverflowError` to `onError` and returns it: the adapter then compresses the same
+   * input again, which now fits what was learned, and retries once (`retry: true` on the retry's own rejection, whose
+   * error goes to the caller). Any other error returns undefined and is never retried.
+   */
+  providerRejected(rejection: {
+    readonly modelId: string;
+    readonly modelKey?: string;
+    readonly contextWindow?: number;
+    readonly estimatedTokens: number | (() => number);
+    readonly error: unknown;
+    readonly retry: boolean;
+  }): ProviderOverflowError | undefined {
+    const { modelId, modelKey = modelId, estimatedTokens, error, retry } = rejection;
+    const window = Math.min(
+      this.windowFor(modelId, rejection.contextWindow),
+      this.overflows.window(modelKey) ?? Number.POSITIVE_INFINITY,
+    );
+    return this.overflows.learn({
+      modelKey,
+      contextWindow: window,
+      estimatedTokens: typeof estimatedTokens === 'function' ? estimatedTokens() : estimatedTokens,
+      error,
+      retry,
+    });
   }
 
   /**
@@ -299,7 +352,7 @@ export class CompressionEngine {
   /** Count: the facts of the call, and the check that its latest user message fits at all. */
   private read({ transcript, modelId, modelKey = modelId, contextWindow, namespace }: CompressInput): CallFacts {
     const limits = budgetLimits(
-      this.budgetFor(modelId, contextWindow),
+      this.callBudget(modelId, modelKey, contextWindow),
       Math.round(this.calibration.ratio(modelKey) * 100) / 100,
       this.resolved,
     );

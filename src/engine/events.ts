@@ -50,7 +50,8 @@ export interface CompressionErrorEvent {
    * (an embedder failure) ranked and compared texts by their words alone, (a store failure or an invalid record) went
    * on as if the store held nothing and kept nothing, (unpaired tool calls or results) left them out of the prompt,
    * (a token counter that threw or returned no number) counted about four characters a token,
-   * or (a listener that threw) simply went on.
+   * (a listener that threw) simply went on, (the provider rejected the prompt as too long) sent the call again
+   * compressed to fit what it learned, or (the retry was rejected too) passed the provider's error to the caller.
    */
   readonly fallback:
     | 'sent-uncompressed'
@@ -60,7 +61,9 @@ export interface CompressionErrorEvent {
     | 'without-store'
     | 'left-out-unpaired'
     | 'approximate-count'
-    | 'continued';
+    | 'continued'
+    | 'retried'
+    | 'rethrown';
 }
 
 /**

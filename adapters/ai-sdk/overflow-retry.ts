@@ -1,0 +1,177 @@
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
+} from '@ai-sdk/provider';
+import type { CompressionEngine } from '../../src/engine/engine.js';
+
+/** A call the middleware compressed: the caller's params, to compress again, and our estimate of what was sent. */
+export interface SentCall {
+  readonly original: LanguageModelV4CallOptions;
+  readonly modelKey: string;
+  readonly output: { readonly estimatedTokens: number };
+}
+
+/** What the retry needs from the middleware: the engine, what each sent call was, and how a call is compressed. */
+export interface RetryContext {
+  readonly engine: CompressionEngine;
+  readonly sent: (params: LanguageModelV4CallOptions) => SentCall | undefined;
+  readonly compress: (
+    original: LanguageModelV4CallOptions,
+    model: LanguageModelV4,
+  ) => PromiseLike<LanguageModelV4CallOptions>;
+}
+
+/** Parts a stream may open with before it says anything: the first other part tells whether the call was accepted. */
+const OPENING_PARTS = new Set<LanguageModelV4StreamPart['type']>(['stream-start', 'response-metadata', 'raw']);
+
+/**
+ * The params to send again after `error`, compressed to fit what the engine learned from it; undefined when the
+ * error is not a rejection for length (or the call was not one the middleware compressed).
+ */
+async function retryParams(
+  context: RetryContext,
+  params: LanguageModelV4CallOptions,
+  model: LanguageModelV4,
+  error: unknown,
+): Promise<LanguageModelV4CallOptions | undefined> {
+  const sent = context.sent(params);
+  if (!sent) return undefined;
+  const rejected = context.engine.providerRejected({
+    modelId: model.modelId,
+    modelKey: sent.modelKey,
+    estimatedTokens: () => sent.output.estimatedTokens,
+    error,
+    retry: false,
+  });
+  return rejected ? context.compress(sent.original, model) : undefined;
+}
+
+/** Reports the retry's own rejection for length (learned from too); the error itself goes to the caller. */
+function retryRejected(
+  context: RetryContext,
+  params: LanguageModelV4CallOptions,
+  model: LanguageModelV4,
+  error: unknown,
+) {
+  const sent = context.sent(params);
+  if (sent)
+    context.engine.providerRejected({
+      modelId: model.modelId,
+      modelKey: sent.modelKey,
+      estimatedTokens: () => sent.output.estimatedTokens,
+      error,
+      retry: true,
+    });
+}
+
+/** Runs the retry, reporting its rejection before the error goes on to the caller. */
+async function secondAttempt<T>(
+  context: RetryContext,
+  params: LanguageModelV4CallOptions,
+  model: LanguageModelV4,
+  run: () => PromiseLike<T>,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    retryRejected(context, params, model, error);
+    throw error;
+  }
+}
+
+/**
+ * `doGenerate`, sent once more compressed to fit when the provider rejects the prompt as too long. Returns the result
+ * and the params it answered (the retry's, whose estimate the usage calibrates).
+ */
+export async function generateWithRetry(
+  context: RetryContext,
+  { doGenerate, params, model }: { doGenerate: () => PromiseLike<LanguageModelV4GenerateResult> } & Target,
+): Promise<{ result: LanguageModelV4GenerateResult; answered: LanguageModelV4CallOptions }> {
+  try {
+    return { result: await doGenerate(), answered: params };
+  } catch (error) {
+    const retry = await retryParams(context, params, model, error);
+    if (!retry) throw error;
+    return { result: await secondAttempt(context, retry, model, () => model.doGenerate(retry)), answered: retry };
+  }
+}
+
+interface Target {
+  readonly params: LanguageModelV4CallOptions;
+  readonly model: LanguageModelV4;
+}
+
+/** The parts a stream opens with, up to and with its first part of another kind (or none when it ended at once). */
+async function opening(reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart>) {
+  const parts: LanguageModelV4StreamPart[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { parts, first: undefined, done: true };
+    parts.push(value);
+    if (!OPENING_PARTS.has(value.type)) return { parts, first: value, done: false };
+  }
+}
+
+/** A stream of `parts` then the rest of `reader`. */
+function resumed(
+  parts: readonly LanguageModelV4StreamPart[],
+  reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart>,
+  done: boolean,
+): ReadableStream<LanguageModelV4StreamPart> {
+  let pending = [...parts];
+  return new ReadableStream<LanguageModelV4StreamPart>({
+    async pull(controller) {
+      if (pending.length > 0) {
+        for (const part of pending) controller.enqueue(part);
+        pending = [];
+        if (done) controller.close();
+        return;
+      }
+      const next = await reader.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+}
+
+/**
+ * `doStream`, sent once more compressed to fit when the provider rejects the prompt as too long: as the call's error,
+ * or as an error part before any output (as some OpenAI-compatible servers stream it). Nothing was streamed to the
+ * caller when it is retried.
+ */
+export async function streamWithRetry(
+  context: RetryContext,
+  { doStream, params, model }: { doStream: () => PromiseLike<LanguageModelV4StreamResult> } & Target,
+): Promise<{ result: LanguageModelV4StreamResult; answered: LanguageModelV4CallOptions }> {
+  let result: LanguageModelV4StreamResult;
+  try {
+    result = await doStream();
+  } catch (error) {
+    const retry = await retryParams(context, params, model, error);
+    if (!retry) throw error;
+    return { result: await secondAttempt(context, retry, model, () => model.doStream(retry)), answered: retry };
+  }
+  const reader = result.stream.getReader();
+  const { parts, first, done } = await opening(reader);
+  if (first?.type === 'error') {
+    const retry = await retryParams(context, params, model, first.error);
+    if (retry) {
+      await reader.cancel().catch(() => undefined);
+      return { result: await secondAttempt(context, retry, model, () => model.doStream(retry)), answered: retry };
+    }
+  }
+  return { result: { ...result, stream: resumed(parts, reader, done) }, answered: params };
+}
+
+/** Reports an error part of a retried stream when it is the provider's rejection for length. */
+export function reportStreamedRejection(
+  context: RetryContext,
+  { params, model }: Target,
+  part: LanguageModelV4StreamPart,
+): void {
+  if (part.type === 'error') retryRejected(context, params, model, part.error);
+}

@@ -1,0 +1,183 @@
+import { APICallError } from '@ai-sdk/provider';
+import { generateText, type ModelMessage, streamText } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { describe, expect, it } from 'vitest';
+import {
+  type CompressionErrorEvent,
+  ProviderOverflowError,
+  withContextCompression,
+} from '../../../adapters/ai-sdk/index.js';
+import { longChat, providerCount, type RejectionShape, strictModel } from '../../helpers/strict-provider.js';
+
+/** The resent chat: 90 messages on the first call, a turn more on each of the next nine. */
+const chat = longChat(108);
+/** Our count of the first call's 90 messages (o200k, as the provider counts at factor 1). */
+const FIRST = providerCount(
+  chat
+    .slice(0, 90)
+    .map((message) => ({ role: message.role, content: [{ type: 'text' as const, text: message.content }] })),
+  1,
+);
+/**
+ * The provider's window: the first call is below our compression threshold (70% of the window minus the reserve)
+ * by our count, and over the window by the provider's count at 2x.
+ */
+const WINDOW = Math.round(FIRST * 1.8);
+const RESERVE = Math.round(WINDOW * 0.1);
+
+/** Sends the chat as a stateless server receives it: the whole history each time, 90 messages and then growing. */
+async function replay(
+  shape: RejectionShape,
+  mode: 'generate' | 'stream',
+  {
+    factor = 2,
+    contextWindow = WINDOW,
+    window = WINDOW,
+    from = 90,
+  }: { factor?: number; contextWindow?: number; window?: number; from?: number } = {},
+) {
+  const { model: provider, rejected } = strictModel({ window, factor, shape });
+  const errors: CompressionErrorEvent[] = [];
+  const model = withContextCompression(provider, {
+    contextWindow,
+    reserveOutputTokens: RESERVE,
+    onError: (event) => errors.push(event),
+  });
+  let answered = 0;
+  let calls = 0;
+  for (let end = from; end <= chat.length; end += 2) {
+    calls++;
+    const messages: ModelMessage[] = chat.slice(0, end);
+    if (mode === 'generate') {
+      const { text } = await generateText({ model, instructions: 'Answer briefly.', messages, maxRetries: 0 });
+      if (text === 'ok') answered++;
+    } else {
+      const result = streamText({ model, instructions: 'Answer briefly.', messages, maxRetries: 0, onError: () => {} });
+      if ((await result.text) === 'ok') answered++;
+    }
+  }
+  return { answered, calls, rejected, errors };
+}
+
+describe('a provider that counts more than we do', () => {
+  for (const mode of ['generate', 'stream'] as const) {
+    it(`answers every call of a resent 90-message chat counted at 2x (${mode}Text), each rejection reported`, async () => {
+      const { answered, calls, rejected, errors } = await replay('anthropic', mode);
+      expect(answered).toBe(calls);
+      expect(rejected.length).toBeGreaterThan(0);
+      expect(rejected.length).toBeLessThanOrEqual(2);
+      const reported = errors.filter((event) => ProviderOverflowError.isInstance(event.error));
+      expect(reported).toHaveLength(rejected.length);
+      expect(reported.every((event) => event.fallback === 'retried')).toBe(true);
+      const first = reported[0]?.error as ProviderOverflowError;
+      expect(first.providerTokens).toBe(rejected[0]);
+      expect(first.providerLimit).toBe(WINDOW);
+      expect(first.learnedRatio).toBeGreaterThan(1.9);
+      expect(first.estimatedTokens).toBeLessThan(WINDOW);
+      expect(first.estimatedTokens).toBeGreaterThan(FIRST * 0.9);
+    });
+  }
+
+  for (const shape of ['openai', 'gemini', 'stream-error-part'] as const) {
+    it(`reads the rejection and retries it: ${shape}`, async () => {
+      const { answered, calls, rejected } = await replay(shape, 'stream');
+      expect(answered).toBe(calls);
+      expect(rejected.length).toBeGreaterThan(0);
+      expect(rejected.length).toBeLessThanOrEqual(2);
+    });
+  }
+
+  it('a chat that grows from its first message is not rejected: the usage the provider reports calibrates', async () => {
+    const { answered, calls, rejected } = await replay('anthropic', 'generate', { from: 1 });
+    expect(answered).toBe(calls);
+    expect(rejected).toEqual([]);
+  });
+
+  it('learns a window smaller than the configured one from the provider (llama.cpp)', async () => {
+    const { answered, calls, rejected, errors } = await replay('llama.cpp', 'generate', {
+      factor: 1,
+      window: Math.round(FIRST * 0.9),
+      contextWindow: WINDOW * 4,
+    });
+    expect(answered).toBe(calls);
+    expect(rejected.length).toBe(1);
+    const [first] = errors;
+    expect(first && ProviderOverflowError.isInstance(first.error) && first.error.providerLimit).toBe(
+      Math.round(FIRST * 0.9),
+    );
+  });
+
+  it('without the retry, the same replay fails: the test provider does reject', async () => {
+    const { model: provider } = strictModel({ window: WINDOW, factor: 2 });
+    await expect(generateText({ model: provider, messages: chat.slice(0, 90), maxRetries: 0 })).rejects.toThrow(
+      /prompt is too long/,
+    );
+  });
+});
+
+describe('errors that are not a rejection for length', () => {
+  const cases: [string, () => Error][] = [
+    [
+      'a rate limit that names tokens',
+      () =>
+        new APICallError({
+          message: 'Rate limit reached for gpt-4o on tokens per min (TPM): Limit 30000, Requested 50000.',
+          url: 'https://provider.test',
+          requestBodyValues: {},
+          statusCode: 429,
+          data: { error: { code: 'rate_limit_exceeded' } },
+        }),
+    ],
+    [
+      'another bad request',
+      () =>
+        new APICallError({
+          message: 'messages.1.content: tool_use ids must be unique',
+          url: 'https://provider.test',
+          requestBodyValues: {},
+          statusCode: 400,
+        }),
+    ],
+    ['a network failure', () => new TypeError('fetch failed')],
+    [
+      'a server error that mentions the context length',
+      () =>
+        new APICallError({
+          message: 'Internal error while checking the maximum context length',
+          url: 'https://provider.test',
+          requestBodyValues: {},
+          statusCode: 500,
+        }),
+    ],
+  ];
+  for (const [name, error] of cases) {
+    it(`passes ${name} to the caller, sent once, reported to no one`, async () => {
+      const provider = new MockLanguageModelV4({
+        doGenerate: async () => {
+          throw error();
+        },
+      });
+      const errors: CompressionErrorEvent[] = [];
+      const model = withContextCompression(provider, { contextWindow: 8_000, onError: (event) => errors.push(event) });
+      await expect(generateText({ model, prompt: 'hello', maxRetries: 0 })).rejects.toThrow();
+      expect(provider.doGenerateCalls).toHaveLength(1);
+      expect(errors).toEqual([]);
+    });
+  }
+});
+
+describe('a retry the provider rejects too', () => {
+  it('is reported as rethrown and the provider error reaches the caller; the call is sent twice, no more', async () => {
+    // a provider counting 20x ours: more than the largest ratio the engine learns (5x), so the retry is rejected too
+    const { model: provider, rejected } = strictModel({ window: 8_000, factor: 20 });
+    const errors: CompressionErrorEvent[] = [];
+    const model = withContextCompression(provider, { contextWindow: 8_000, onError: (event) => errors.push(event) });
+    await expect(
+      generateText({ model, messages: longChat(9), maxRetries: 0 }).catch((error: unknown) => {
+        throw APICallError.isInstance(error) ? error : new Error(`not the provider error: ${error}`);
+      }),
+    ).rejects.toThrow(/prompt is too long/);
+    expect(rejected).toHaveLength(2);
+    expect(errors.map((event) => event.fallback)).toEqual(['retried', 'rethrown']);
+  });
+});
