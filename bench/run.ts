@@ -15,6 +15,8 @@
  *    (bench/many-conversations.ts).
  * 8. First calls of new conversations beside counting the same texts: ~200k tokens per fixture source on a warm
  *    server and in a cold process, and one huge or pathological message early in a chat (bench/first-calls.ts).
+ * 9. When the provider counts more than we do: each fixture history resent to a new middleware where a provider
+ *    counting 1.5x, 2x or 3x first rejects it, with and without the retry (bench/provider-disagrees.ts).
  */
 import { resolve } from 'node:path';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
@@ -30,6 +32,7 @@ import { firstCalls } from './first-calls.js';
 import { manyConversations } from './many-conversations.js';
 import { neededLater } from './needed-later.js';
 import { overhead } from './overhead.js';
+import { providerDisagrees } from './provider-disagrees.js';
 import { format, percentile } from './stats.js';
 import { tokenizerTable } from './tokenizers.js';
 import { worstCaseCounting } from './worst-case-counting.js';
@@ -291,3 +294,4 @@ if (runs('5')) worstCaseCounting();
 if (runs('6')) await perSourceSection();
 if (runs('7')) await manyConversationsSection();
 if (runs('8')) await firstCalls();
+if (runs('9')) await providerDisagrees();

@@ -355,6 +355,7 @@ export class CompressionEngine {
       this.callBudget(modelId, modelKey, contextWindow),
       Math.round(this.calibration.ratio(modelKey) * 100) / 100,
       this.resolved,
+      this.overflows.rejectionRatio(modelKey),
     );
     const { names: ownTools, awareness } = this.ownTools.forCall(transcript.tools);
     const facts = readCall(transcript, {

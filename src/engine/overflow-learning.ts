@@ -28,6 +28,7 @@ export interface Rejection {
  */
 export class OverflowLearning {
   private readonly windows = boundedCache<string, number>(1_000);
+  private readonly rejectionRatios = boundedCache<string, number>(1_000);
 
   constructor(
     private readonly calibration: TokenCalibration,
@@ -37,6 +38,11 @@ export class OverflowLearning {
   /** The window a provider's rejection showed for a model, when smaller than the one its calls were made for. */
   window(modelKey: string): number | undefined {
     return this.windows.get(modelKey);
+  }
+
+  /** The ratio a model's last rejection for length set (undefined before any): it scales the tool-result cap. */
+  rejectionRatio(modelKey: string): number | undefined {
+    return this.rejectionRatios.get(modelKey);
   }
 
   /**
@@ -55,6 +61,7 @@ export class OverflowLearning {
     const observed = estimatedTokens > 0 ? shown / estimatedTokens : 0;
     const target = observed > before ? observed * RATIO_MARGIN : smallerWindow ? before : before * BLIND_GROWTH;
     const learnedRatio = this.calibration.raise(modelKey, target);
+    this.rejectionRatios.set(modelKey, learnedRatio);
     const named = new ProviderOverflowError({
       modelKey,
       providerTokens,

@@ -18,17 +18,25 @@ export interface BudgetLimits {
   readonly maxStateTokens: number;
   /** Most tokens of the recall block made for one user message; 0 when recall is off. */
   readonly maxRecallTokens: number;
-  /** Not calibrated: a content-determined cut keeps the prompt byte-stable whatever the ratio does. */
+  /**
+   * Not calibrated by the running ratio: a content-determined cut keeps the prompt byte-stable whatever that ratio
+   * does. Only a provider's rejection for length (see `OverflowLearning`) scales the default, once, by the ratio it
+   * showed: the rejected prompt was not sent, so no cached prefix is lost by it.
+   */
   readonly maxToolResultTokens: number;
   /** A count of ours as a share of the budget, e.g. "72%", for decision details. */
   percent(tokens: number): string;
 }
 
-/** The limits for a budget and a calibration ratio. */
+/**
+ * The limits for a budget and a calibration ratio; `rejectionRatio` is the ratio the model's last rejection for length
+ * showed (1 when none), which scales the default tool-result cap.
+ */
 export function budgetLimits(
   budget: number,
   ratio: number,
   options: Pick<ResolvedOptions, 'compressAt' | 'compressTo' | 'hardLimit' | 'recall' | 'maxToolResultTokensFor'>,
+  rejectionRatio = 1,
 ): BudgetLimits {
   const limit = (share: number) => (share * budget) / ratio;
   return {
@@ -39,7 +47,7 @@ export function budgetLimits(
     hardLimit: limit(options.hardLimit),
     maxStateTokens: Math.floor(limit(STATE_SHARE_OF_BUDGET)),
     maxRecallTokens: options.recall ? Math.floor(limit(options.recall.budgetShare)) : 0,
-    maxToolResultTokens: options.maxToolResultTokensFor(budget),
+    maxToolResultTokens: options.maxToolResultTokensFor(Math.floor(budget / Math.max(1, rejectionRatio))),
     percent: (tokens) => `${Math.round(((tokens * ratio) / budget) * 100)}%`,
   };
 }

@@ -99,4 +99,10 @@ describe('resolveOptions', () => {
     expect(limits.maxToolResultTokens).toBe(30_000);
     expect(budgetLimits(100_000, 1, resolveOptions({ recall: false })).maxRecallTokens).toBe(0);
   });
+
+  it("scales the default tool-result cap by a rejection's ratio, not by the running ratio or a given cap", () => {
+    expect(budgetLimits(100_000, 2, resolveOptions({})).maxToolResultTokens).toBe(30_000);
+    expect(budgetLimits(100_000, 2, resolveOptions({}), 2).maxToolResultTokens).toBe(15_000);
+    expect(budgetLimits(100_000, 2, resolveOptions({ maxToolResultTokens: 4_000 }), 2).maxToolResultTokens).toBe(4_000);
+  });
 });

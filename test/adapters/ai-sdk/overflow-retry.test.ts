@@ -115,6 +115,47 @@ describe('a provider that counts more than we do', () => {
   });
 });
 
+describe('an agent step whose own tool result does not fit the provider', () => {
+  it('is answered: after the rejection, tool results are cut to what the provider counts', async () => {
+    const line = (index: number) => `line ${index}: const value${index} = compute(${index}); // checked`;
+    const output = Array.from({ length: 320 }, (_, index) => line(index)).join('\n');
+    const task = `Fix the failing test. ${'The repository holds many modules and the test suite is long. '.repeat(250)}`;
+    const messages: ModelMessage[] = [{ role: 'user', content: task }];
+    for (let step = 0; step < 3; step++) {
+      messages.push({
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: `call-${step}`, toolName: 'bash', input: { command: `cat f${step}.ts` } },
+        ],
+      });
+      messages.push({
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: `call-${step}`,
+            toolName: 'bash',
+            output: { type: 'text', value: step === 2 ? output : output.slice(0, 1_500) },
+          },
+        ],
+      });
+    }
+    const { model: provider, rejected } = strictModel({ window: 12_000, factor: 2 });
+    const errors: CompressionErrorEvent[] = [];
+    const model = withContextCompression(provider, {
+      contextWindow: 12_000,
+      reserveOutputTokens: 1_200,
+      onError: (event) => errors.push(event),
+    });
+    const { text } = await generateText({ model, messages, maxRetries: 0 });
+    expect(text).toBe('ok');
+    expect(rejected).toHaveLength(1);
+    expect(
+      errors.filter((event) => ProviderOverflowError.isInstance(event.error)).map((event) => event.fallback),
+    ).toEqual(['retried']);
+  });
+});
+
 describe('errors that are not a rejection for length', () => {
   const cases: [string, () => Error][] = [
     [
