@@ -240,8 +240,19 @@ const compressionOptionsShape = {
     'a model, an object with summarize({ messages, previous, abortSignal }), or an async function',
     (value) => typeof value === 'function' || hasMethods(value, ['summarize']),
   ).default(() => extractiveSummarizer()),
-  /** Milliseconds before a summarizer is abandoned. @default 30000 */
+  /**
+   * Milliseconds before a summarizer call is abandoned; a fold larger than the summarizer's window makes several
+   * calls, each with this much time. @default 30000
+   */
   summarizerTimeoutMs: timeout().default(DEFAULT_SUMMARIZER_TIMEOUT_MS),
+  /**
+   * Tokens one summarizer call can take in, its answer included: a fold larger than that (less the summarizer's
+   * instructions, the state so far, 4096 tokens for its answer and a 10% margin) is summarized in chunks, each call
+   * merging the next chunk into the state the call before returned.
+   * @default the summarizer's `contextWindow` (an AI SDK or LangChain model's, looked up from its id or profile); no
+   * limit for a function or the extractive summarizer
+   */
+  summarizerContextWindow: whole(1_024, ' of tokens').optional(),
   /** Counts tokens. @default gptTokenizerCounter() (o200k_base) */
   tokenCounter: custom<TokenCounter>('an object with count(text)', (value) => hasMethods(value, ['count'])).optional(),
   /** Where states are kept between calls. @default an in-memory LRU store */
