@@ -273,7 +273,7 @@ const compressionOptionsShape = {
    * others wait up to `waitMs` for the state it makes, then go on without it (sent uncompressed below the hard limit;
    * above it, the oldest turns left out until a call finds the state), reported as a `SummarizerError`
    * `held-elsewhere`. A lease holds for all a fold may take (the summarizer's timeout, the embedder's, twice the
-   * store's) and 5 s more, and is given up as soon as the state is stored or the fold failed, so a crashed holder
+   * store's) and 5 s more (renewed before each call of a fold made in chunks), and is given up as soon as the state is stored or the fold failed, so a crashed holder
    * blocks no one for long. `false`: each instance summarizes on its own. Without a `store` of the caller's there is
    * nothing to share, and no lease. Instances sharing a store and namespace should share their options too.
    * @default { waitMs: 3000 }
