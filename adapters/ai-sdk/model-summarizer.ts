@@ -1,4 +1,5 @@
 import { generateText, type JSONSchema7, jsonSchema, type LanguageModel, Output } from 'ai';
+import { lookupContextWindow } from '../../src/options/context-windows.js';
 import { DEFAULT_SUMMARIZER_INSTRUCTIONS, DEFAULT_SUMMARIZER_PROMPT } from '../../src/options/prompts.js';
 import {
   type SessionState,
@@ -6,7 +7,7 @@ import {
   summarizerOutputJsonSchema,
 } from '../../src/session-state/session-state.js';
 import type { Summarizer } from '../../src/summarizers/summarizer.js';
-import { renderSummarizerPrompt } from '../../src/transcript/render-transcript.js';
+import { fixedSummarizerPrompt, renderSummarizerPrompt } from '../../src/transcript/render-transcript.js';
 import { CALL_OPTIONS_KEY } from './call-options.js';
 
 /** Options of a summarizer backed by an AI SDK model. */
@@ -17,6 +18,11 @@ export interface ModelSummarizerOptions {
   prompt?: string;
   /** Retries of the summarizer call on provider errors. @default 1 */
   maxRetries?: number;
+  /**
+   * Tokens one call of the model can take in: a fold larger than that is summarized in chunks.
+   * @default looked up from the model id (`KNOWN_CONTEXT_WINDOWS`); none when unknown
+   */
+  contextWindow?: number;
 }
 
 /**
@@ -29,6 +35,7 @@ export function modelSummarizer(
     instructions = DEFAULT_SUMMARIZER_INSTRUCTIONS,
     prompt = DEFAULT_SUMMARIZER_PROMPT,
     maxRetries = 1,
+    contextWindow,
   }: ModelSummarizerOptions = {},
 ): Summarizer {
   const modelName = typeof model === 'string' ? model : model.modelId;
@@ -41,6 +48,8 @@ export function modelSummarizer(
   });
   return {
     name: `model:${modelName}`,
+    contextWindow: contextWindow ?? lookupContextWindow(modelName),
+    fixedPrompt: fixedSummarizerPrompt(instructions, prompt),
     async summarize({ messages, previous, abortSignal }) {
       const result = await generateText({
         model,

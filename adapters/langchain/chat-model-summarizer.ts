@@ -1,5 +1,6 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { lookupContextWindow } from '../../src/options/context-windows.js';
 import { DEFAULT_SUMMARIZER_INSTRUCTIONS, DEFAULT_SUMMARIZER_PROMPT } from '../../src/options/prompts.js';
 import {
   type SessionState,
@@ -7,7 +8,7 @@ import {
   summarizerOutputJsonSchema,
 } from '../../src/session-state/session-state.js';
 import type { Summarizer } from '../../src/summarizers/summarizer.js';
-import { renderSummarizerPrompt } from '../../src/transcript/render-transcript.js';
+import { fixedSummarizerPrompt, renderSummarizerPrompt } from '../../src/transcript/render-transcript.js';
 import { CALL_OPTIONS_KEY } from './call-options.js';
 import { modelInfo } from './model-info.js';
 
@@ -17,6 +18,11 @@ export interface ChatModelSummarizerOptions {
   instructions?: string;
   /** Prompt template with `{previous}` and `{messages}`. @default DEFAULT_SUMMARIZER_PROMPT */
   prompt?: string;
+  /**
+   * Tokens one call of the model can take in: a fold larger than that is summarized in chunks.
+   * @default the model profile's `maxInputTokens`, else looked up from its name; none when unknown
+   */
+  contextWindow?: number;
 }
 
 /**
@@ -30,6 +36,7 @@ export function chatModelSummarizer(
   {
     instructions = DEFAULT_SUMMARIZER_INSTRUCTIONS,
     prompt = DEFAULT_SUMMARIZER_PROMPT,
+    contextWindow,
   }: ChatModelSummarizerOptions = {},
 ): Summarizer {
   if (typeof model?.withStructuredOutput !== 'function')
@@ -38,8 +45,11 @@ export function chatModelSummarizer(
     );
   // every field required in what the model is asked for; read leniently below (a model may leave the quotes out)
   const structured = model.withStructuredOutput(summarizerOutputJsonSchema(), { name: 'session_state' });
+  const info = modelInfo(model);
   return {
-    name: `model:${modelInfo(model).modelId}`,
+    name: `model:${info.modelId}`,
+    contextWindow: contextWindow ?? info.contextWindow ?? lookupContextWindow(info.modelId),
+    fixedPrompt: fixedSummarizerPrompt(instructions, prompt),
     async summarize({ messages, previous, abortSignal }) {
       const text = renderSummarizerPrompt(prompt, { messages, previous });
       const output = await structured.invoke([new SystemMessage(instructions), new HumanMessage(text)], {

@@ -83,6 +83,7 @@ export class CallReporter {
       redacted: edits.redacted,
       truncated: edits.truncated,
       summarizerMs: decided.summarizerMs,
+      summarizerCalls: decided.summarizerCalls,
       quotesRejected: decided.quotesRejected,
       reusedState,
       recalled: decided.recalled,

@@ -11,6 +11,7 @@ export interface CallOutcome {
   readonly redacted: { readonly count: number; readonly tokensFreed: number };
   readonly truncated: { readonly count: number; readonly tokensFreed: number };
   readonly summarizerMs: number;
+  readonly summarizerCalls: number;
   readonly quotesRejected: number;
   readonly reusedState: boolean;
   readonly recalled: {
@@ -46,6 +47,7 @@ export function compressEvent(
     observationsRedacted: outcome.redacted,
     toolResultsTruncated: outcome.truncated.count,
     summarizerMs: outcome.summarizerMs,
+    summarizerCalls: outcome.summarizerCalls,
     quotesRejected: outcome.quotesRejected,
     recalled: {
       chunks: outcome.recalled.chunks,

@@ -126,7 +126,7 @@ export class CompressionEngine {
     const onEmbedderError = (error: EmbedderError) => onError({ error, fallback: 'lexical' });
     this.folds = new FoldRunner(
       toSummarizer(resolved.summarizer),
-      summarizerTimeoutMs,
+      { timeoutMs: summarizerTimeoutMs, contextWindow: resolved.summarizerContextWindow },
       this.meter,
       this.embeddings,
       onEmbedderError,

@@ -36,6 +36,11 @@ export interface CompressEvent {
   readonly quotesRejected: number;
   /** Time the summarizer took, 0 when none ran. */
   readonly summarizerMs: number;
+  /**
+   * Summarizer calls this call made: one per fold, several for a fold larger than the summarizer's window (see
+   * `summarizerContextWindow`); 0 when none ran or the state came from another instance.
+   */
+  readonly summarizerCalls: number;
   /** Whether a stored state was reused instead of summarizing again. */
   readonly reusedState: boolean;
   /** Prompt tokens at the start of this call's prompt that are byte-identical to the previous call's. */

@@ -19,8 +19,9 @@ import { mergeSimilarQuotes, verifySalience } from '../session-state/salience.js
 import type { SessionState } from '../session-state/session-state.js';
 import { appendToTimeline, timelineEntry } from '../session-state/timeline.js';
 import { applyFold, type FoldPlan, messagesToFold } from '../strategies/folding.js';
-import { runSummarizer } from '../summarizers/run-summarizer.js';
+import { summarizeInChunks } from '../summarizers/summarize-in-chunks.js';
 import type { Summarizer } from '../summarizers/summarizer.js';
+import { type SummarizerWindow, summarizerWindow } from '../summarizers/summarizer-chunks.js';
 import type { CallFacts } from './call-facts.js';
 import type { CompressionPoint } from './compression-point.js';
 
@@ -32,11 +33,18 @@ export type FoldResult =
   | {
       readonly point: CompressionPoint;
       readonly summarizerMs: number;
+      /** Summarizer calls the fold took (several for a span larger than the summarizer's window; 0 when shared). */
+      readonly summarizerCalls: number;
       /** Salience quotes of the new state that were not verbatim in the folded messages, dropped. */
       readonly quotesRejected: number;
       readonly failure?: undefined;
     }
-  | { readonly point?: undefined; readonly summarizerMs: number; readonly failure: SummarizerError };
+  | {
+      readonly point?: undefined;
+      readonly summarizerMs: number;
+      readonly summarizerCalls?: undefined;
+      readonly failure: SummarizerError;
+    };
 
 /** Folds remembered after they finished, so calls that planned them while they ran (a slow store) reuse them. */
 const REMEMBERED_FOLDS = 256;
@@ -44,6 +52,8 @@ const REMEMBERED_FOLDS = 256;
 interface Folded {
   readonly state: SessionState;
   readonly rejected: number;
+  /** Summarizer calls made here: 0 for a state another instance made. */
+  readonly calls: number;
 }
 
 /**
@@ -57,10 +67,18 @@ export class FoldRunner {
   private readonly folds = new LRUCache<string, Promise<Folded>>({ max: REMEMBERED_FOLDS });
   /** Conversations whose summarizer failed, with the message count from which it is tried again. */
   private readonly failures = new LRUCache<string, number>({ max: 1_000 });
+  /** Milliseconds each summarizer call may take. */
+  private readonly timeoutMs: number;
+  /** The summarizer's window, when it has one. */
+  private readonly window: SummarizerWindow | undefined;
 
   constructor(
     private readonly summarizer: Summarizer,
-    private readonly timeoutMs: number,
+    /**
+     * Each summarizer call's timeout, and `summarizerContextWindow`: with it or the summarizer's own window, a span
+     * larger than a call can take is summarized in chunks.
+     */
+    { timeoutMs, contextWindow }: { timeoutMs: number; contextWindow: number | undefined },
     private readonly meter: MessageMeter,
     private readonly embeddings: EmbeddingCache | undefined,
     private readonly onEmbedderError: (error: EmbedderError) => void,
@@ -68,7 +86,10 @@ export class FoldRunner {
     private readonly acknowledgement: string | undefined,
     /** With a store shared by several instances: one of them summarizes a fold, the others take its state. */
     private readonly lease?: FoldLease,
-  ) {}
+  ) {
+    this.timeoutMs = timeoutMs;
+    this.window = summarizerWindow(summarizer, contextWindow);
+  }
 
   /** Whether folding waits for this conversation after a recent failure. */
   backingOff(facts: CallFacts): boolean {
@@ -106,11 +127,12 @@ export class FoldRunner {
       pending.catch(() => this.folds.delete(key));
     }
     try {
-      const { state, rejected } = await pending;
+      const { state, rejected, calls } = await pending;
       this.failures.delete(facts.conversation);
       return {
         point: applyFold(point, plan.cut, state),
         summarizerMs: performance.now() - started,
+        summarizerCalls: calls,
         quotesRejected: rejected,
       };
     } catch (error) {
@@ -140,7 +162,7 @@ export class FoldRunner {
     const mine = newLease(lease.leaseMs);
     for (;;) {
       const stored = readSharedFold(await store.get(keys.result));
-      if (stored) return stored;
+      if (stored) return { ...stored, calls: 0 };
       // reads while another holds the lease; a write only when it looks free
       const held = await store.get(keys.lease);
       const state = leaseState(held);
@@ -161,8 +183,13 @@ export class FoldRunner {
     try {
       // the holder before may have stored its result just before its lease ended
       const stored = readSharedFold(await store.get(keys.result));
-      if (stored) return stored;
-      const folded = await this.fold(facts, point, plan);
+      if (stored) return { ...stored, calls: 0 };
+      // a fold in chunks holds the lease for each of its calls: renewed (while still this one's) before the next
+      const renew = async () => {
+        if (isLease(await store.get(keys.lease), mine))
+          await store.set(keys.lease, { ...mine, until: Date.now() + lease.leaseMs }, { ttlMs: lease.leaseMs });
+      };
+      const folded = await this.fold(facts, point, plan, renew);
       await store.set(keys.result, sharedFoldValue(folded), { ttlMs: lease.resultTtlMs });
       return folded;
     } finally {
@@ -171,14 +198,22 @@ export class FoldRunner {
     }
   }
 
-  private async fold(facts: CallFacts, point: CompressionPoint, plan: FoldPlan): Promise<Folded> {
+  private async fold(
+    facts: CallFacts,
+    point: CompressionPoint,
+    plan: FoldPlan,
+    beforeCall?: () => Promise<void>,
+  ): Promise<Folded> {
     const folded = messagesToFold(facts, point, plan.cut, this.meter);
     // the timeline and the folded calls are the engine's: summarizers neither see nor write them
-    const summarized = await runSummarizer(this.summarizer, {
+    const { state: summarized, calls } = await summarizeInChunks(this.summarizer, {
       messages: folded,
       // a copy: a summarizer may build its answer in `previous` (the stored state stays frozen and shared)
       previous: point.state && structuredClone(withoutEngineFields(point.state)),
       timeoutMs: this.timeoutMs,
+      window: this.window,
+      meter: this.meter,
+      beforeCall,
     });
     // a summarizer's own timeline or call list is not taken: those are the engine's
     const { state, rejected } = verifySalience(withoutEngineFields(summarized), point.state, folded);
@@ -195,6 +230,6 @@ export class FoldRunner {
       this.meter,
       this.acknowledgement,
     );
-    return { state: fitted, rejected };
+    return { state: fitted, rejected, calls };
   }
 }

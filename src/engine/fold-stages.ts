@@ -115,6 +115,7 @@ async function fold(context: Context, plan: FoldPlan | undefined, forced: boolea
   return {
     point: result.point,
     summarizerMs: result.summarizerMs,
+    summarizerCalls: result.summarizerCalls,
     // nor kept when the state it made outweighs what left (a short turn re-sent as the pinned message)
     onlyIfSmaller: !forced,
     onDiscarded: () => services.folds.discarded(facts),

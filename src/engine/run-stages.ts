@@ -12,6 +12,8 @@ export interface StageReport {
   readonly messagesFolded: number;
   readonly messagesDropped: number;
   readonly summarizerMs: number;
+  /** Summarizer calls made (a fold larger than the summarizer's window takes several). */
+  readonly summarizerCalls: number;
   readonly failure: SummarizerError | undefined;
   /** Salience quotes a summarizer returned that were not verbatim in the folded messages, dropped. */
   readonly quotesRejected: number;
@@ -34,6 +36,7 @@ export const EMPTY_STAGE_REPORT: StageReport = {
   messagesFolded: 0,
   messagesDropped: 0,
   summarizerMs: 0,
+  summarizerCalls: 0,
   failure: undefined,
   quotesRejected: 0,
   restored: false,
@@ -71,6 +74,8 @@ export interface StagePlan {
   readonly report?: Partial<StageReport>;
   /** The summarizer's time, counted whether the plan is kept or not. */
   readonly summarizerMs?: number;
+  /** The summarizer calls made, counted whether the plan is kept or not. */
+  readonly summarizerCalls?: number;
 }
 
 /** One step of the pipeline: plans from where the call stands, or returns nothing when it has nothing to do. */
@@ -138,7 +143,10 @@ function applyPlan<Call>(
   plan: StagePlan,
   measure: PointMeasure,
 ): StageContext<Call> {
-  const spent = addToReport(context.report, { summarizerMs: plan.summarizerMs ?? 0 });
+  const spent = addToReport(context.report, {
+    summarizerMs: plan.summarizerMs ?? 0,
+    summarizerCalls: plan.summarizerCalls ?? 0,
+  });
   if (plan.point === context.point) return { ...context, report: addToReport(spent, plan.report ?? {}) };
   const projection = plan.projection ?? measure.project(plan.point);
   const tokens = measure.total(projection, plan.point);
@@ -171,6 +179,7 @@ export function addToReport(report: StageReport, part: Partial<StageReport>): St
     messagesFolded: report.messagesFolded + (part.messagesFolded ?? 0),
     messagesDropped: report.messagesDropped + (part.messagesDropped ?? 0),
     summarizerMs: report.summarizerMs + (part.summarizerMs ?? 0),
+    summarizerCalls: report.summarizerCalls + (part.summarizerCalls ?? 0),
     failure: part.failure ?? report.failure,
     quotesRejected: report.quotesRejected + (part.quotesRejected ?? 0),
     restored: report.restored || part.restored === true,

@@ -240,8 +240,19 @@ const compressionOptionsShape = {
     'a model, an object with summarize({ messages, previous, abortSignal }), or an async function',
     (value) => typeof value === 'function' || hasMethods(value, ['summarize']),
   ).default(() => extractiveSummarizer()),
-  /** Milliseconds before a summarizer is abandoned. @default 30000 */
+  /**
+   * Milliseconds before a summarizer call is abandoned; a fold larger than the summarizer's window makes several
+   * calls, each with this much time. @default 30000
+   */
   summarizerTimeoutMs: timeout().default(DEFAULT_SUMMARIZER_TIMEOUT_MS),
+  /**
+   * Tokens one summarizer call can take in, its answer included: a fold larger than that (less the summarizer's
+   * instructions, the state so far, 4096 tokens for its answer and a 10% margin) is summarized in chunks, each call
+   * merging the next chunk into the state the call before returned.
+   * @default the summarizer's `contextWindow` (an AI SDK or LangChain model's, looked up from its id or profile); no
+   * limit for a function or the extractive summarizer
+   */
+  summarizerContextWindow: whole(1_024, ' of tokens').optional(),
   /** Counts tokens. @default gptTokenizerCounter() (o200k_base) */
   tokenCounter: custom<TokenCounter>('an object with count(text)', (value) => hasMethods(value, ['count'])).optional(),
   /** Where states are kept between calls. @default an in-memory LRU store */
@@ -262,7 +273,7 @@ const compressionOptionsShape = {
    * others wait up to `waitMs` for the state it makes, then go on without it (sent uncompressed below the hard limit;
    * above it, the oldest turns left out until a call finds the state), reported as a `SummarizerError`
    * `held-elsewhere`. A lease holds for all a fold may take (the summarizer's timeout, the embedder's, twice the
-   * store's) and 5 s more, and is given up as soon as the state is stored or the fold failed, so a crashed holder
+   * store's) and 5 s more (renewed before each call of a fold made in chunks), and is given up as soon as the state is stored or the fold failed, so a crashed holder
    * blocks no one for long. `false`: each instance summarizes on its own. Without a `store` of the caller's there is
    * nothing to share, and no lease. Instances sharing a store and namespace should share their options too.
    * @default { waitMs: 3000 }

@@ -15,6 +15,13 @@ export interface SummarizeInput {
 export interface Summarizer {
   /** A short name for events and logs, e.g. `extractive` or `model:gpt-4o-mini`. */
   readonly name: string;
+  /**
+   * Tokens one call of it can take in, its output included (its model's context window), when it has a limit: a
+   * fold larger than that is summarized in chunks. `summarizerContextWindow` overrides it.
+   */
+  readonly contextWindow?: number;
+  /** The text every call of it sends besides the messages and the previous state (instructions, prompt template). */
+  readonly fixedPrompt?: string;
   summarize(input: SummarizeInput): Promise<SessionState>;
 }
 

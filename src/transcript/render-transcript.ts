@@ -65,6 +65,11 @@ export function escapeTags(text: string, names: readonly string[]): string {
   return text.replace(new RegExp(`<(?=\\s*/?\\s*(?:${alternatives})(?![\\w.:-]))`, 'gi'), '&lt;');
 }
 
+/** What every call of a model summarizer sends besides the messages and the previous state: its instructions and template. */
+export function fixedSummarizerPrompt(instructions: string, template: string): string {
+  return `${instructions}\n${template.replace(/\{(previous|messages)\}/g, '')}`;
+}
+
 /**
  * A model summarizer's prompt: `template` with `{previous}` and `{messages}` filled in, in one pass (a placeholder
  * written inside a message stays text). The folded messages and the previous state are escaped (see `escapeTags`)
