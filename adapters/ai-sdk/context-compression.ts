@@ -4,6 +4,7 @@ import type {
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
 import type { EmbeddingModel, LanguageModel } from 'ai';
+import { providerFamily } from '../../src/counting/provider-family.js';
 import { type Embedder, isEmbedder } from '../../src/embeddings/embedder.js';
 import { createCompressionEngine } from '../../src/engine/create-engine.js';
 import type { CompressionEngine } from '../../src/engine/engine.js';
@@ -16,7 +17,7 @@ import { readCallOptions } from './call-options.js';
 import { fromTranscript } from './from-transcript.js';
 import { isEmbeddingModel, modelEmbedder } from './model-embedder.js';
 import { modelSummarizer } from './model-summarizer.js';
-import { promptConversions, toTranscript } from './to-transcript.js';
+import { promptConversionsByCounting, toTranscript } from './to-transcript.js';
 
 /** Options of the AI SDK middleware: the engine's options, with any AI SDK model accepted as summarizer. */
 export interface ContextCompressionOptions
@@ -83,14 +84,16 @@ export function middlewareFor(
     { modelKey: string; output: { estimatedTokens: number } }
   >();
   const modelKeyOf = (model: { provider: string; modelId: string }) => `${model.provider}:${model.modelId}`;
-  const conversions = promptConversions();
+  const conversions = promptConversionsByCounting();
   return {
     specificationVersion: 'v4',
     async transformParams({ params, model }) {
       const { callOptions, providerOptions } = readCallOptions(params.providerOptions);
       if (callOptions.disable) return { ...params, providerOptions };
+      // files are counted as the model's provider counts them, each way of counting with its own conversions
+      const counting = { family: providerFamily(model.provider, model.modelId), modelId: model.modelId };
       const result = await engine.compress({
-        transcript: toTranscript(params.prompt, params.tools, conversions),
+        transcript: toTranscript(params.prompt, params.tools, conversions(counting), counting),
         modelId: model.modelId,
         modelKey: modelKeyOf(model),
         namespace: callOptions.namespace,
