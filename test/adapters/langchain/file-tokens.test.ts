@@ -1,4 +1,4 @@
-import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import { type BaseMessage, type ContentBlock, HumanMessage } from '@langchain/core/messages';
 import { createAgent } from 'langchain';
 import { describe, expect, it } from 'vitest';
 import {
@@ -24,10 +24,11 @@ const BLOCKS = {
 
 const question = (block?: object): BaseMessage[] => [
   new HumanMessage({
+    // provider-specific blocks, as each integration documents them
     content: [
       { type: 'text', text: 'Which of these screenshots shows the failing build?' },
       ...(block ? Array.from({ length: 10 }, () => block) : []),
-    ],
+    ] as ContentBlock[],
   }),
 ];
 
