@@ -52,6 +52,8 @@ describe('imageSize', () => {
     expect(imageSize('data:image/png;base64')).toBeUndefined();
     expect(imageSize('data:image/png;base64,%%%')).toBeUndefined();
     expect(imageSize('data:text/plain,hello%20world')).toBeUndefined();
+    expect(imageSize(`${'A'.repeat(8_000)}!!`)).toBeUndefined();
+    expect(imageSize(`${base64(png(3, 3))}${'A'.repeat(8_000)}%%AA`)).toBeUndefined();
     for (let seed = 1; seed <= 200; seed++) {
       const bytes = garbage(64 + seed, seed);
       expect(() => imageSize(bytes)).not.toThrow();
