@@ -4,8 +4,21 @@
  * and redaction tools. These names may change in a minor version more readily than those of the main entries.
  */
 export { TokenCalibration } from './counting/calibration.js';
+export {
+  DEFAULT_AUDIO_TOKENS,
+  DEFAULT_FILE_TOKENS,
+  DEFAULT_PDF_PAGES,
+  DEFAULT_VIDEO_TOKENS,
+  type FileInput,
+  fileTokens,
+  PDF_PAGE_TOKENS,
+} from './counting/file-tokens.js';
 export type { GptTokenizerEncodingName } from './counting/gpt-tokenizer-counter.js';
+export { type ImageSize, imageSize } from './counting/image-size.js';
+export { DEFAULT_IMAGE_SIZE } from './counting/image-tokens.js';
 export { DEFAULT_MESSAGE_OVERHEAD_TOKENS, MessageMeter } from './counting/message-meter.js';
+export { pdfPageCount } from './counting/pdf-pages.js';
+export { type FileCounting, type ProviderFamily, providerFamily } from './counting/provider-family.js';
 export type { TiktokenEncodingName } from './counting/tiktoken-counter.js';
 export { DEFAULT_EMBEDDER_TIMEOUT_MS } from './embeddings/embedder.js';
 export type { FeatureExtractor } from './embeddings/transformers-embedder.js';

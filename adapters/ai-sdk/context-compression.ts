@@ -5,6 +5,7 @@ import type {
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
 import type { EmbeddingModel, LanguageModel } from 'ai';
+import { providerFamily } from '../../src/counting/provider-family.js';
 import { type Embedder, isEmbedder } from '../../src/embeddings/embedder.js';
 import { createCompressionEngine } from '../../src/engine/create-engine.js';
 import type { CompressionEngine } from '../../src/engine/engine.js';
@@ -24,7 +25,7 @@ import {
   type SentCall,
   streamWithRetry,
 } from './overflow-retry.js';
-import { promptConversions, toTranscript } from './to-transcript.js';
+import { promptConversionsByCounting, toTranscript } from './to-transcript.js';
 
 /** Options of the AI SDK middleware: the engine's options, with any AI SDK model accepted as summarizer. */
 export interface ContextCompressionOptions
@@ -87,12 +88,14 @@ export function middlewareFor(
 ): LanguageModelV4Middleware {
   /** Each sent call's params, model key and engine output, whose estimate is read once the provider answered. */
   const sentCalls = new WeakMap<LanguageModelV4CallOptions, SentCall>();
-  const conversions = promptConversions();
+  const conversions = promptConversionsByCounting();
   const compress = async (params: LanguageModelV4CallOptions, model: LanguageModelV4) => {
     const { callOptions, providerOptions } = readCallOptions(params.providerOptions);
     if (callOptions.disable) return { ...params, providerOptions };
+    // files are counted as the model's provider counts them, each way of counting with its own conversions
+    const counting = { family: providerFamily(model.provider, model.modelId), modelId: model.modelId };
     const result = await engine.compress({
-      transcript: toTranscript(params.prompt, params.tools, conversions),
+      transcript: toTranscript(params.prompt, params.tools, conversions(counting), counting),
       modelId: model.modelId,
       modelKey: modelKeyOf(model),
       namespace: callOptions.namespace,

@@ -7,7 +7,9 @@ import type {
   LanguageModelV4ToolResultOutput,
   LanguageModelV4ToolResultPart,
 } from '@ai-sdk/provider';
+import { fileTokens } from '../../src/counting/file-tokens.js';
 import { hashBytes, hashString } from '../../src/counting/hash.js';
+import { type FileCounting, fileCountingKey, UNKNOWN_FILE_COUNTING } from '../../src/counting/provider-family.js';
 import { InvalidPromptError } from '../../src/errors.js';
 import { ConversionMemory } from '../../src/transcript/conversion-memory.js';
 import {
@@ -17,9 +19,6 @@ import {
   stableStringify,
   type Transcript,
 } from '../../src/transcript/transcript.js';
-
-/** Token estimate of an image or file part, whose bytes are not text. */
-export const DEFAULT_FILE_TOKENS = 1_000;
 
 type FileData = LanguageModelV4FilePart['data'];
 
@@ -55,6 +54,32 @@ function fileFingerprint(data: FileData | { type: string }): string {
     default:
       return `other:${hashString(stableStringify(file))}`;
   }
+}
+
+/** The bytes of a file part as `fileTokens` reads them: bytes, base64 or a URL (a `data:` URL is read). */
+function fileContent(data: FileData): Uint8Array | string | undefined {
+  if (data.type === 'url') return String(data.url);
+  if (data.type !== 'data') return undefined;
+  return typeof data.data === 'string' ? data.data : bytesOf(data.data);
+}
+
+/** A file part: its estimate counted as the provider of `counting` counts it (a text file by its length). */
+function filePart(part: LanguageModelV4FilePart, counting: FileCounting): Part {
+  const data = part.data;
+  const detail = (part.providerOptions?.openai as { imageDetail?: unknown } | undefined)?.imageDetail;
+  return {
+    type: 'file',
+    mediaType: part.mediaType,
+    fingerprint: fileFingerprint(data),
+    tokens:
+      data.type === 'text'
+        ? Math.ceil(textOf(data.text).length / 4)
+        : fileTokens(
+            { mediaType: String(part.mediaType ?? ''), data: fileContent(data), detail: String(detail ?? '') },
+            counting,
+          ),
+    original: part,
+  };
 }
 
 /** Text rendering of a tool output, for counting and summarizing; the original output is kept on the part. */
@@ -111,7 +136,7 @@ type ContentPart = Exclude<LanguageModelV4Message['content'], string>[number];
 /** An object with a string `type`: a content part as far as this reading checks it; each case checks its fields. */
 const isContentPart = (value: unknown): value is ContentPart => isObject(value) && typeof value.type === 'string';
 
-function contentPart(message: LanguageModelV4Message, part: unknown, index: number): Part {
+function contentPart(message: LanguageModelV4Message, part: unknown, index: number, counting: FileCounting): Part {
   if (!isContentPart(part))
     throw new UnreadableMessage(message, `content[${index}]`, 'a part object with a type', part);
   const typed = part;
@@ -128,13 +153,7 @@ function contentPart(message: LanguageModelV4Message, part: unknown, index: numb
           'file data such as { type: "data", data }',
           typed.data,
         );
-      return {
-        type: 'file',
-        mediaType: typed.mediaType,
-        fingerprint: fileFingerprint(typed.data),
-        tokens: typed.data.type === 'text' ? Math.ceil(textOf(typed.data.text).length / 4) : DEFAULT_FILE_TOKENS,
-        original: part,
-      };
+      return filePart(typed as LanguageModelV4FilePart, counting);
     }
     case 'tool-call':
       if (typed.providerExecuted) return providerExecutedPart(typed);
@@ -172,7 +191,7 @@ function contentPart(message: LanguageModelV4Message, part: unknown, index: numb
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
 
-function toMessage(message: LanguageModelV4Message): Message {
+function toMessage(message: LanguageModelV4Message, counting: FileCounting): Message {
   if (!isObject(message)) throw new UnreadableMessage(message, '', 'a message object { role, content }', message);
   if (!ROLES.has(message.role))
     throw new UnreadableMessage(message, 'role', '"system", "user", "assistant" or "tool"', message.role);
@@ -183,13 +202,35 @@ function toMessage(message: LanguageModelV4Message): Message {
   }
   if (!Array.isArray(message.content))
     throw new UnreadableMessage(message, 'content', `an array of parts in a ${message.role} message`, message.content);
-  const parts = (message.content as unknown[]).map((part, index) => contentPart(message, part, index));
+  const parts = (message.content as unknown[]).map((part, index) => contentPart(message, part, index, counting));
   return { role: message.role, parts, original: message };
 }
 
-/** A memory of conversions for one middleware: a resent history is compared, not converted again. */
-export function promptConversions(): ConversionMemory<LanguageModelV4Message> {
-  return new ConversionMemory(toMessage, conversationKey);
+/**
+ * A memory of conversions for one middleware and one way of counting files: a resent history is compared, not
+ * converted again.
+ */
+export function promptConversions(
+  counting: FileCounting = UNKNOWN_FILE_COUNTING,
+): ConversionMemory<LanguageModelV4Message> {
+  return new ConversionMemory((message) => toMessage(message, counting), conversationKey);
+}
+
+/**
+ * The conversion memories of one middleware, one per way of counting files (see `fileCountingKey`): a history
+ * converted for Claude is not served, with Claude's image counts, to a call to gpt-4o.
+ */
+export function promptConversionsByCounting(): (counting: FileCounting) => ConversionMemory<LanguageModelV4Message> {
+  const memories = new Map<string, ConversionMemory<LanguageModelV4Message>>();
+  return (counting) => {
+    const key = fileCountingKey(counting);
+    let memory = memories.get(key);
+    if (!memory) {
+      memory = promptConversions(counting);
+      memories.set(key, memory);
+    }
+    return memory;
+  };
 }
 
 /**
@@ -213,7 +254,8 @@ function conversationKey(first: LanguageModelV4Message): string {
 /**
  * Converts an AI SDK call's prompt and tools into the engine's transcript. Leading system messages become the
  * system prompt; a system message later in the prompt stays a message in its place. With `conversions`, messages
- * equal to those of the conversation's previous call are not converted again. A message that cannot be read at all
+ * equal to those of the conversation's previous call are not converted again (`conversions` counts files its own
+ * way; without it, files are counted for `counting`: the provider and model they go to). A message that cannot be read at all
  * (not an object, content that is not an array of parts, a part without a type, a tool result without an output) is
  * an InvalidPromptError; null texts read as empty and tool inputs with a cycle or a BigInt as plain data.
  */
@@ -221,6 +263,7 @@ export function toTranscript(
   prompt: LanguageModelV4Prompt,
   tools: LanguageModelV4CallOptions['tools'],
   conversions?: ConversionMemory<LanguageModelV4Message>,
+  counting: FileCounting = UNKNOWN_FILE_COUNTING,
 ): Transcript {
   let leading = 0;
   while (leading < prompt.length && prompt[leading]?.role === 'system') leading++;
@@ -228,8 +271,9 @@ export function toTranscript(
   let system: Message[];
   let converted: Message[];
   try {
-    system = prompt.slice(0, leading).map(toMessage);
-    converted = conversions ? conversions.convertAll(messages) : messages.map(toMessage);
+    const convert = (message: LanguageModelV4Message) => toMessage(message, counting);
+    system = prompt.slice(0, leading).map(convert);
+    converted = conversions ? conversions.convertAll(messages) : messages.map(convert);
   } catch (error) {
     if (!(error instanceof UnreadableMessage)) throw error;
     const { message, field, expected, value } = error;

@@ -43,7 +43,7 @@ export async function compressBaseMessages(
   { messages, tools, model, callOptions, awareness, converter }: CompressBaseMessagesInput,
 ): Promise<CompressedBaseMessages> {
   const result = await engine.compress({
-    transcript: converter.toTranscript(messages, tools),
+    transcript: converter.toTranscript(messages, tools, model.files),
     modelId: model.modelId,
     modelKey: model.modelKey,
     contextWindow: model.contextWindow,

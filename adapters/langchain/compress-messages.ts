@@ -1,6 +1,7 @@
 import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
 import type { BaseMessage } from '@langchain/core/messages';
 import { type Runnable, type RunnableConfig, RunnableLambda } from '@langchain/core/runnables';
+import { providerFamily, UNKNOWN_FILE_COUNTING } from '../../src/counting/provider-family.js';
 import { InvalidOptionError } from '../../src/errors.js';
 import { type AdapterOptions, AdapterOptionsSchema } from '../../src/options/adapter-options.js';
 import { parseOptions } from '../../src/options/option-issue-error.js';
@@ -38,7 +39,9 @@ export function compressMessages(
   const engine = createEngine(engineOptions);
   const modelId = model ?? 'unknown';
   requireBudget(engine, { modelId }, `compressMessages({ contextWindow: 128_000 })`);
-  const info = { modelId, modelKey: modelId, contextWindow: undefined };
+  // files are counted for the provider the model id names; without a model, as the largest provider count
+  const files = model === undefined ? UNKNOWN_FILE_COUNTING : { family: providerFamily('', model), modelId: model };
+  const info = { modelId, modelKey: modelId, contextWindow: undefined, files };
   const converter = new TranscriptConverter();
   return RunnableLambda.from(async (input: BaseLanguageModelInput, config?: RunnableConfig) => {
     const messages = inputMessages(input);

@@ -1,10 +1,9 @@
 import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
+import { fileTokens } from '../../src/counting/file-tokens.js';
 import { hashBytes, hashString } from '../../src/counting/hash.js';
+import { type FileCounting, UNKNOWN_FILE_COUNTING } from '../../src/counting/provider-family.js';
 import { jsonSafe, type Message, type Part, type Role, stableStringify } from '../../src/transcript/transcript.js';
-
-/** Token estimate of an image, audio or file block, whose bytes are not text. */
-export const DEFAULT_FILE_TOKENS = 1_000;
 
 type Block = Record<string, unknown>;
 
@@ -23,18 +22,49 @@ const FILE_BLOCKS = new Set([
 /** Blocks of an AI message's content that repeat its `tool_calls`; the calls are counted once, from `tool_calls`. */
 const TOOL_CALL_BLOCKS = new Set(['tool_use', 'tool_call', 'function_call']);
 
+/** Bytes given as a Uint8Array, another typed array or an ArrayBuffer. */
+function bytesOf(data: unknown): Uint8Array | undefined {
+  if (data instanceof Uint8Array) return data;
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return data instanceof ArrayBuffer ? new Uint8Array(data) : undefined;
+}
+
 /** A fingerprint of inline data over all of it: a base64 string hashed whole, bytes (standard blocks) every byte. */
 function dataFingerprint(data: unknown): string | undefined {
   if (typeof data === 'string') return `data:${data.length}:${hashString(data)}`;
-  const bytes =
-    data instanceof Uint8Array
-      ? data
-      : ArrayBuffer.isView(data)
-        ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-        : data instanceof ArrayBuffer
-          ? new Uint8Array(data)
-          : undefined;
+  const bytes = bytesOf(data);
   return bytes ? `bytes:${bytes.length}:${hashBytes(bytes).toString(36)}` : undefined;
+}
+
+/**
+ * The content of a file block for counting: its URL (`image_url` as a string or `{ url }`, a standard block's
+ * `url`; a `data:` URL is read), else its inline data (a standard or `source_type` block's `data`, an Anthropic
+ * `source`, an OpenAI `file.file_data` or `input_audio.data`).
+ */
+function blockContent(block: Block): Uint8Array | string | undefined {
+  const imageUrl = block.image_url;
+  const url = typeof imageUrl === 'string' ? imageUrl : ((imageUrl as Block | undefined)?.url ?? block.url);
+  if (typeof url === 'string') return url;
+  const source = block.source as Block | undefined;
+  const inline = [
+    block.data,
+    source?.data,
+    source?.url,
+    (block.file as Block | undefined)?.file_data,
+    block.file_data,
+    (block.input_audio as Block | undefined)?.data,
+  ];
+  for (const value of inline) {
+    const content = typeof value === 'string' ? value : bytesOf(value);
+    if (content !== undefined) return content;
+  }
+  return undefined;
+}
+
+/** OpenAI's image detail of a block: `image_url.detail`, or `detail` of an `input_image` block. */
+function detailOf(block: Block): string | undefined {
+  const detail = (block.image_url as Block | undefined)?.detail ?? block.detail;
+  return typeof detail === 'string' ? detail : undefined;
 }
 
 /** A message that cannot be read; `toTranscript` turns it into an InvalidPromptError with the message's index. */
@@ -67,7 +97,7 @@ function mediaTypeOf(block: Block): string {
   return type.includes('image') ? 'image/*' : type.includes('audio') ? 'audio/*' : type === 'video' ? 'video/*' : type;
 }
 
-function blockPart(block: Block, original: unknown): Part {
+function blockPart(block: Block, original: unknown, counting: FileCounting): Part {
   const type = String(block.type);
   if (type === 'text' || type === 'input_text' || type === 'output_text')
     return { type: 'text', text: String(block.text ?? ''), original };
@@ -83,14 +113,16 @@ function blockPart(block: Block, original: unknown): Part {
       tokens: Math.ceil(block.text.length / 4),
       original,
     };
-  if (FILE_BLOCKS.has(type))
+  if (FILE_BLOCKS.has(type)) {
+    const mediaType = mediaTypeOf(block);
     return {
       type: 'file',
-      mediaType: mediaTypeOf(block),
+      mediaType,
       fingerprint: fileFingerprint(block),
-      tokens: DEFAULT_FILE_TOKENS,
+      tokens: fileTokens({ mediaType, data: blockContent(block), detail: detailOf(block) }, counting),
       original,
     };
+  }
   return { type: 'other', text: stableStringify(block), original };
 }
 
@@ -106,7 +138,7 @@ export function contentText(content: BaseMessage['content']): string {
     .join('\n');
 }
 
-function contentParts(message: BaseMessage, skipToolCallBlocks: boolean): Part[] {
+function contentParts(message: BaseMessage, skipToolCallBlocks: boolean, counting: FileCounting): Part[] {
   const { content } = message;
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content, original: content }];
   // null content (a message built or changed by hand) reads as empty, as LangChain's constructors make it
@@ -119,18 +151,18 @@ function contentParts(message: BaseMessage, skipToolCallBlocks: boolean): Part[]
       throw new UnreadableMessage(`content[${index}]`, 'a content block object with a type', block);
     const item = block as Block;
     if (skipToolCallBlocks && TOOL_CALL_BLOCKS.has(String(item.type))) continue;
-    parts.push(blockPart(item, block));
+    parts.push(blockPart(item, block, counting));
   }
   return parts;
 }
 
-function aiParts(message: BaseMessage): Part[] {
+function aiParts(message: BaseMessage, counting: FileCounting): Part[] {
   const ai = message as BaseMessage & { tool_calls?: { id?: string; name: string; args: unknown }[] };
   const parts: Part[] = [];
   const reasoning = message.additional_kwargs?.reasoning_content;
   if (typeof reasoning === 'string' && reasoning) parts.push({ type: 'reasoning', text: reasoning });
   const calls = Array.isArray(ai.tool_calls) ? ai.tool_calls : [];
-  parts.push(...contentParts(message, calls.length > 0));
+  parts.push(...contentParts(message, calls.length > 0, counting));
   for (const [index, call] of calls.entries()) {
     if (typeof call !== 'object' || call === null)
       throw new UnreadableMessage(`tool_calls[${index}]`, 'a tool call { id, name, args }', call);
@@ -170,15 +202,22 @@ function toolResultPart(tool: ToolMessage, toolNames: ReadonlyMap<string, string
   };
 }
 
-/** One LangChain message as a transcript message; `toolNames` names results whose message has no name. */
-export function convertMessage(message: BaseMessage, toolNames: ReadonlyMap<string, string>): Message {
+/**
+ * One LangChain message as a transcript message; `toolNames` names results whose message has no name, `counting` the
+ * provider its files are counted for.
+ */
+export function convertMessage(
+  message: BaseMessage,
+  toolNames: ReadonlyMap<string, string>,
+  counting: FileCounting = UNKNOWN_FILE_COUNTING,
+): Message {
   const role = roleOf(message);
   const parts =
     role === 'tool'
       ? [toolResultPart(message as ToolMessage, toolNames)]
       : role === 'assistant'
-        ? aiParts(message)
-        : contentParts(message, false);
+        ? aiParts(message, counting)
+        : contentParts(message, false, counting);
   return { role, parts, ...(message.id ? { id: message.id } : {}), original: message };
 }
 

@@ -1,5 +1,6 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
+import { type FileCounting, type ProviderFamily, providerFamily } from '../../src/counting/provider-family.js';
 
 /** What the engine needs to know of a LangChain chat model. */
 export interface ModelInfo {
@@ -9,6 +10,8 @@ export interface ModelInfo {
   readonly modelKey: string;
   /** The window from the model's profile (`maxInputTokens`), when it has one. */
   readonly contextWindow: number | undefined;
+  /** The provider and model its files and images are counted for. */
+  readonly files: FileCounting;
 }
 
 /** True for a LangChain chat model (duck-typed, so a second copy of @langchain/core is recognized too). */
@@ -52,7 +55,31 @@ function llmType(model: object): string {
   }
 }
 
-/** Reads a chat model's name, type and profile window without calling it. */
+/**
+ * The provider family of a model from the names that tell it: `_llmType()`, the class name, the provider of an
+ * initChatModel's default config and, only when these name none (it runs code of the model), `getLsParams`'s
+ * `ls_provider`; else from the model id.
+ */
+function familyOf(model: object, type: string, modelId: string): ProviderFamily {
+  const config = fieldOf(model, '_defaultConfig') as { model?: unknown; modelProvider?: unknown } | undefined;
+  const names: unknown[] = [
+    type,
+    (model as { constructor?: { name?: unknown } }).constructor?.name,
+    config?.modelProvider,
+    typeof config?.model === 'string' ? config.model.split(':')[0] : undefined,
+  ];
+  const named = providerFamily(names.filter((name) => typeof name === 'string').join(' '));
+  if (named !== 'unknown') return named;
+  let provider: unknown;
+  try {
+    const method = fieldOf(model, 'getLsParams');
+    if (typeof method === 'function')
+      provider = (Reflect.apply(method, model, [{}]) as { ls_provider?: unknown })?.ls_provider;
+  } catch {}
+  return providerFamily(typeof provider === 'string' ? provider : '', modelId);
+}
+
+/** Reads a chat model's name, type, provider and profile window without calling it. */
 export function modelInfo(model: object): ModelInfo {
   const type = llmType(model);
   const named = NAME_FIELDS.map((field) => fieldOf(model, field)).find(
@@ -64,7 +91,8 @@ export function modelInfo(model: object): ModelInfo {
     const window = (fieldOf(model, 'profile') as BaseChatModel['profile'] | undefined)?.maxInputTokens;
     if (typeof window === 'number' && Number.isInteger(window) && window > 0) contextWindow = window;
   } catch {}
-  return { modelId, modelKey: `${type}:${modelId}`, contextWindow };
+  const files = { family: familyOf(model, type, modelId), modelId };
+  return { modelId, modelKey: `${type}:${modelId}`, contextWindow, files };
 }
 
 /**

@@ -2,8 +2,6 @@ import type { BaseMessage } from '@langchain/core/messages';
 import type { Transcript } from '../../src/transcript/transcript.js';
 import { TranscriptConverter } from './transcript-converter.js';
 
-export { DEFAULT_FILE_TOKENS } from './convert-message.js';
-
 /**
  * Tool definitions in one shape for counting, `{ name, description, inputSchema }`, from LangChain tools or the
  * OpenAI-style definitions a model binds.

@@ -66,7 +66,8 @@ export class MessageMeter {
     const cached = this.byObject.get(message);
     if (cached) return cached;
     const hash = this.hash(message);
-    let tokens = this.cached(hash);
+    const key = countKey(hash, message);
+    let tokens = this.cached(key);
     if (tokens === undefined) {
       tokens = this.overheadTokens;
       for (const part of message.parts) {
@@ -79,7 +80,7 @@ export class MessageMeter {
               ? this.countText(text)
               : this.counter.count(text);
       }
-      this.remember(hash, tokens);
+      this.remember(key, tokens);
     }
     const measure = { hash, tokens };
     this.byObject.set(message, measure);
@@ -112,12 +113,12 @@ export class MessageMeter {
   bound(message: Message): number {
     const measured = this.byObject.get(message);
     if (measured) return measured.tokens;
-    const hash = this.hash(message);
-    const known = this.cached(hash) ?? this.bounds.get(hash);
+    const key = countKey(this.hash(message), message);
+    const known = this.cached(key) ?? this.bounds.get(key);
     if (known !== undefined) return known;
     let bytes = this.overheadTokens;
     for (const part of message.parts) bytes += part.type === 'file' ? part.tokens : maxUtf8Bytes(partText(part));
-    this.bounds.set(hash, bytes);
+    this.bounds.set(key, bytes);
     return bytes;
   }
 
@@ -185,6 +186,17 @@ export class MessageMeter {
   private remember(hash: number, tokens: number): void {
     this.counts.set(hash, tokens);
   }
+}
+
+/**
+ * The key of a message's count: its content hash, with the token estimate of each of its files chained on. A file's
+ * estimate depends on the provider it goes to, which the hash (a store key) leaves out: the same image counted for
+ * Claude and then for gpt-4o through one engine must not get the first count back.
+ */
+function countKey(hash: number, message: Message): number {
+  let key = hash;
+  for (const part of message.parts) if (part.type === 'file') key = hashChain(key, part.tokens);
+  return key;
 }
 
 /**

@@ -3,8 +3,10 @@ import { tool } from '@langchain/core/tools';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { fromTranscript } from '../../../adapters/langchain/from-transcript.js';
-import { DEFAULT_FILE_TOKENS, toolDefinitions, toTranscript } from '../../../adapters/langchain/to-transcript.js';
+import { toolDefinitions, toTranscript } from '../../../adapters/langchain/to-transcript.js';
 import { TranscriptConverter } from '../../../adapters/langchain/transcript-converter.js';
+import { imageTokens } from '../../../src/counting/image-tokens.js';
+import { UNKNOWN_FILE_COUNTING } from '../../../src/counting/provider-family.js';
 import { type Message, messageText, type Part } from '../../../src/transcript/transcript.js';
 
 /** Parts without their `original`, for comparing values. */
@@ -89,7 +91,8 @@ describe('toTranscript', () => {
     ]);
     expect(new Set(files.map((part) => part.fingerprint)).size).toBe(4);
     expect(files.map((part) => part.mediaType)).toEqual(['image/*', 'image/*', 'image/*', 'image/png']);
-    expect(files.every((part) => part.tokens === DEFAULT_FILE_TOKENS)).toBe(true);
+    // sizes unknown (URLs, an 8-byte PNG signature) and no model: counted as the largest provider count of 2048x2048
+    expect(files.map((part) => part.tokens)).toEqual(files.map(() => imageTokens(undefined, UNKNOWN_FILE_COUNTING)));
     // the same bytes in another message object give the same fingerprints
     expect(bare(again?.parts ?? [])).toEqual(bare(first?.parts ?? []));
   });

@@ -54,10 +54,26 @@ const textOf = (message: BaseMessage | undefined) => (typeof message?.content ==
 describe('modelInfo and reportedInputTokens', () => {
   it('reads the name, the key and the profile window', () => {
     const named = Object.assign(new TinyChat(200_000), { model: 'tiny-1' });
-    expect(modelInfo(named)).toEqual({ modelId: 'tiny-1', modelKey: 'tiny:tiny-1', contextWindow: 200_000 });
+    const files = (modelId: string) => ({ family: 'unknown', modelId });
+    expect(modelInfo(named)).toEqual({
+      modelId: 'tiny-1',
+      modelKey: 'tiny:tiny-1',
+      contextWindow: 200_000,
+      files: files('tiny-1'),
+    });
     const legacy = Object.assign(new TinyChat(), { modelName: 'legacy' });
-    expect(modelInfo(legacy)).toEqual({ modelId: 'legacy', modelKey: 'tiny:legacy', contextWindow: undefined });
-    expect(modelInfo(new TinyChat(0.5))).toEqual({ modelId: 'tiny', modelKey: 'tiny:tiny', contextWindow: undefined });
+    expect(modelInfo(legacy)).toEqual({
+      modelId: 'legacy',
+      modelKey: 'tiny:legacy',
+      contextWindow: undefined,
+      files: files('legacy'),
+    });
+    expect(modelInfo(new TinyChat(0.5))).toEqual({
+      modelId: 'tiny',
+      modelKey: 'tiny:tiny',
+      contextWindow: undefined,
+      files: files('tiny'),
+    });
     expect(modelInfo(fakeModel())).toMatchObject({ modelId: 'fake-model-builder', contextWindow: undefined });
   });
 
