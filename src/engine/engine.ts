@@ -5,7 +5,7 @@ import { guardedCounter } from '../counting/guarded-counter.js';
 import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import { PrefixHashes } from '../counting/prefix-hashes.js';
 import { EmbeddingCache } from '../embeddings/embedder.js';
-import { type EmbedderError, MessageTooLargeError, UnknownContextWindowError } from '../errors.js';
+import { type EmbedderError, MessageTooLargeError, type StoreError, UnknownContextWindowError } from '../errors.js';
 import { budgetLimits } from '../options/budget.js';
 import { lookupContextWindow } from '../options/context-windows.js';
 import { type EngineSettings, engineSettings } from '../options/engine-settings.js';
@@ -111,10 +111,10 @@ export class CompressionEngine {
     );
     // a store of the caller's is bounded in time and its failures read as absent records; the memory store cannot fail
     const { stateTtlMs, summarizerTimeoutMs, storeTimeoutMs, embedder, embedderTimeoutMs } = resolved;
-    const store = resolved.store
-      ? guardedStore(resolved.store, storeTimeoutMs, (error) => onError({ error, fallback: 'without-store' }))
-      : memoryStateStore();
-    this.records = new StateRecords(store, stateTtlMs, (error) => onError({ error, fallback: 'without-store' }));
+    const onStoreError = (error: StoreError) => onError({ error, fallback: 'without-store' });
+    const store = resolved.store ? guardedStore(resolved.store, storeTimeoutMs, onStoreError) : memoryStateStore();
+    // index writes queued by the caller's store object: the engines of a process that share it write in turn
+    this.records = new StateRecords(store, stateTtlMs, onStoreError, resolved.store ?? store);
     this.embeddings = embedder && new EmbeddingCache(embedder, embedderTimeoutMs);
     const onEmbedderError = (error: EmbedderError) => onError({ error, fallback: 'lexical' });
     this.folds = new FoldRunner(
