@@ -176,8 +176,8 @@ export class FoldRunner {
     // the timeline and the folded calls are the engine's: summarizers neither see nor write them
     const summarized = await runSummarizer(this.summarizer, {
       messages: folded,
-      // a copy: a summarizer may build its answer in `previous` (the stored state stays frozen and shared)
-      previous: point.state && structuredClone(withoutEngineFields(point.state)),
+      // copied by runSummarizer: a summarizer may build its answer in `previous`
+      previous: point.state && withoutEngineFields(point.state),
       timeoutMs: this.timeoutMs,
     });
     // a summarizer's own timeline or call list is not taken: those are the engine's
