@@ -16,6 +16,7 @@ import { type StateRecord, StateRecords } from '../persistence/state-records.js'
 import { memoryStateStore } from '../persistence/state-store.js';
 import { RecallStage } from '../recall/recall-stage.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../recall/render-recall.js';
+import { fitState } from '../session-state/fit-state.js';
 import { sessionStateMessages } from '../session-state/render-session-state.js';
 import type { SessionState } from '../session-state/session-state.js';
 import { ResultsInUse } from '../signals/results-in-use.js';
@@ -35,6 +36,7 @@ import type { CompressInput, CompressOutput } from './compress-call.js';
 import { type CompressionPoint, startingPoint } from './compression-point.js';
 import { decide } from './decide.js';
 import type { StageServices } from './decide-call.js';
+import { fittedRecord } from './fitted-record.js';
 import { FoldRunner } from './fold-runner.js';
 import { HistoryMemory } from './history-memory.js';
 import { checkedRecord, pairedInput } from './input-checks.js';
@@ -95,6 +97,12 @@ export class CompressionEngine {
   private readonly listeners: Listeners;
   /** The options with every default in place. */
   private readonly resolved: ResolvedOptions;
+  /** How a stored state is measured and fitted to a call's cap. */
+  private readonly stateFit = {
+    stateTokens: (state: SessionState) => this.stateTokens(state),
+    fitTo: (state: SessionState, maxTokens: number) =>
+      fitState(state, maxTokens, this.meter, this.settings.acknowledgement),
+  };
 
   constructor(readonly options: CompressionOptions = {}) {
     const resolved = resolveOptions(options);
@@ -222,10 +230,13 @@ export class CompressionEngine {
       prefixHashes: facts.prefixHashes,
       maxThrough: facts.messages.length,
     });
-    const stored =
+    const stored = fittedRecord(
       found && found.coveredCount < facts.messages.length
         ? checkedRecord(found, facts, this.listeners.onError)
-        : undefined;
+        : undefined,
+      facts.limits.maxStateTokens,
+      this.stateFit,
+    );
     const unchanged = stored || input.force ? undefined : this.unchangedCalls.send(facts);
     if (unchanged) return unchanged;
     const start = startingPoint(facts, stored, await this.recallChoices(facts, stored));
