@@ -43,8 +43,9 @@ export function compressEvent(
     tokensAfter: Math.round(tokensAfter * limits.ratio),
     messagesFolded: outcome.messagesFolded,
     messagesDropped: outcome.messagesDropped,
-    observationsMasked: outcome.masked,
-    observationsRedacted: outcome.redacted,
+    // objects of the event's own: the outcome's may be shared (the report of a call before any stage ran)
+    observationsMasked: { count: outcome.masked.count, tokensFreed: outcome.masked.tokensFreed },
+    observationsRedacted: { count: outcome.redacted.count, tokensFreed: outcome.redacted.tokensFreed },
     toolResultsTruncated: outcome.truncated.count,
     summarizerMs: outcome.summarizerMs,
     summarizerCalls: outcome.summarizerCalls,

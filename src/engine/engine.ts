@@ -9,6 +9,7 @@ import {
   type EmbedderError,
   MessageTooLargeError,
   type ProviderOverflowError,
+  type StoreError,
   UnknownContextWindowError,
 } from '../errors.js';
 import { budgetLimits } from '../options/budget.js';
@@ -21,6 +22,7 @@ import { type StateRecord, StateRecords } from '../persistence/state-records.js'
 import { memoryStateStore } from '../persistence/state-store.js';
 import { RecallStage } from '../recall/recall-stage.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../recall/render-recall.js';
+import { fitState } from '../session-state/fit-state.js';
 import { sessionStateMessages } from '../session-state/render-session-state.js';
 import type { SessionState } from '../session-state/session-state.js';
 import { ResultsInUse } from '../signals/results-in-use.js';
@@ -40,6 +42,7 @@ import type { CompressInput, CompressOutput } from './compress-call.js';
 import { type CompressionPoint, startingPoint } from './compression-point.js';
 import { decide } from './decide.js';
 import type { StageServices } from './decide-call.js';
+import { fittedRecord } from './fitted-record.js';
 import { FoldRunner } from './fold-runner.js';
 import { HistoryMemory } from './history-memory.js';
 import { checkedRecord, pairedInput } from './input-checks.js';
@@ -102,6 +105,12 @@ export class CompressionEngine {
   private readonly overflows = new OverflowLearning(this.calibration, (event) => this.listeners.onError(event));
   /** The options with every default in place. */
   private readonly resolved: ResolvedOptions;
+  /** How a stored state is measured and fitted to a call's cap. */
+  private readonly stateFit = {
+    stateTokens: (state: SessionState) => this.stateTokens(state),
+    fitTo: (state: SessionState, maxTokens: number) =>
+      fitState(state, maxTokens, this.meter, this.settings.acknowledgement),
+  };
 
   constructor(readonly options: CompressionOptions = {}) {
     const resolved = resolveOptions(options);
@@ -118,10 +127,10 @@ export class CompressionEngine {
     );
     // a store of the caller's is bounded in time and its failures read as absent records; the memory store cannot fail
     const { stateTtlMs, summarizerTimeoutMs, storeTimeoutMs, embedder, embedderTimeoutMs } = resolved;
-    const store = resolved.store
-      ? guardedStore(resolved.store, storeTimeoutMs, (error) => onError({ error, fallback: 'without-store' }))
-      : memoryStateStore();
-    this.records = new StateRecords(store, stateTtlMs, (error) => onError({ error, fallback: 'without-store' }));
+    const onStoreError = (error: StoreError) => onError({ error, fallback: 'without-store' });
+    const store = resolved.store ? guardedStore(resolved.store, storeTimeoutMs, onStoreError) : memoryStateStore();
+    // index writes queued by the caller's store object: the engines of a process that share it write in turn
+    this.records = new StateRecords(store, stateTtlMs, onStoreError, resolved.store ?? store);
     this.embeddings = embedder && new EmbeddingCache(embedder, embedderTimeoutMs);
     const onEmbedderError = (error: EmbedderError) => onError({ error, fallback: 'lexical' });
     this.folds = new FoldRunner(
@@ -275,10 +284,13 @@ export class CompressionEngine {
       prefixHashes: facts.prefixHashes,
       maxThrough: facts.messages.length,
     });
-    const stored =
+    const stored = fittedRecord(
       found && found.coveredCount < facts.messages.length
         ? checkedRecord(found, facts, this.listeners.onError)
-        : undefined;
+        : undefined,
+      facts.limits.maxStateTokens,
+      this.stateFit,
+    );
     const unchanged = stored || input.force ? undefined : this.unchangedCalls.send(facts);
     if (unchanged) return unchanged;
     const start = startingPoint(facts, stored, await this.recallChoices(facts, stored));

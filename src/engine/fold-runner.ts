@@ -208,8 +208,8 @@ export class FoldRunner {
     // the timeline and the folded calls are the engine's: summarizers neither see nor write them
     const { state: summarized, calls } = await summarizeInChunks(this.summarizer, {
       messages: folded,
-      // a copy: a summarizer may build its answer in `previous` (the stored state stays frozen and shared)
-      previous: point.state && structuredClone(withoutEngineFields(point.state)),
+      // copied by runSummarizer: a summarizer may build its answer in `previous`
+      previous: point.state && withoutEngineFields(point.state),
       timeoutMs: this.timeoutMs,
       window: this.window,
       meter: this.meter,

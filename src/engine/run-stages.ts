@@ -29,10 +29,10 @@ export interface StageReport {
 }
 
 /** The report of a call before any stage ran. */
-export const EMPTY_STAGE_REPORT: StageReport = {
-  decisions: [],
-  deferred: [],
-  masked: { count: 0, tokensFreed: 0 },
+export const EMPTY_STAGE_REPORT: StageReport = Object.freeze({
+  decisions: Object.freeze([]),
+  deferred: Object.freeze([]),
+  masked: Object.freeze({ count: 0, tokensFreed: 0 }),
   messagesFolded: 0,
   messagesDropped: 0,
   summarizerMs: 0,
@@ -40,8 +40,8 @@ export const EMPTY_STAGE_REPORT: StageReport = {
   failure: undefined,
   quotesRejected: 0,
   restored: false,
-  recalled: { chunks: 0, tokens: 0, blocksDropped: 0, piecesRedacted: 0 },
-};
+  recalled: Object.freeze({ chunks: 0, tokens: 0, blocksDropped: 0, piecesRedacted: 0 }),
+});
 
 /** Where a call stands between two stages: what every stage plans from, never changed by it. */
 export interface StageContext<Call> {

@@ -12,6 +12,8 @@ export interface Listeners {
 /**
  * The caller's `onCompress`, `onCall` and `onError`, made safe: listeners that throw never fail the user's call. An
  * `onCompress` or `onCall` error goes to `onError` as a `ListenerError`; an `onError` error has nowhere left to go.
+ * Listeners get copies of events (an `onError` event and its error are made for that listener call alone), so one that
+ * changes what it gets changes nothing the engine keeps or returns.
  */
 export function safeListeners(options: Pick<CompressionOptions, 'onCompress' | 'onCall' | 'onError'>): Listeners {
   const onError = (event: CompressionErrorEvent) => {
@@ -36,9 +38,13 @@ export function safeListeners(options: Pick<CompressionOptions, 'onCompress' | '
         failed(cause);
       }
     };
+  const onCompress = guarded<CompressEvent>('onCompress', options.onCompress);
+  const onCall = guarded<CallReport>('onCall', options.onCall);
+  // each listener gets an event of its own: the call's event is also in its output, and a listener may change its copy
   return {
     onError,
-    onCompress: guarded<CompressEvent>('onCompress', options.onCompress),
-    onCall: guarded<CallReport>('onCall', options.onCall),
+    onCompress: (event) => options.onCompress && onCompress(structuredClone(event)),
+    // a report is made per call (its lazy figures are getters, kept as they are); only its event is shared
+    onCall: (report) => onCall(report.event ? { ...report, event: structuredClone(report.event) } : report),
   };
 }

@@ -61,5 +61,12 @@ export function guardedStore(
       await within('set', () => remove.call(store, key));
     };
   }
+  // a compare-and-set that failed is given up as a failed set is (it reads as done): trying again would wait on a
+  // failing store once more
+  const { compareAndSet } = store;
+  if (compareAndSet) {
+    guarded.compareAndSet = async (key, expected, value, options) =>
+      (await within('set', () => compareAndSet.call(store, key, expected, value, options))) !== false;
+  }
   return guarded;
 }

@@ -3,6 +3,7 @@ import { hashString } from '../counting/hash.js';
 import { StoreError } from '../errors.js';
 import { SessionStateSchema } from '../session-state/session-state.js';
 import { UNREAD } from './guarded-store.js';
+import { updateIndex } from './index-writes.js';
 import type { StateStore } from './state-store.js';
 
 /** Version of the stored record format; part of every key. */
@@ -80,14 +81,13 @@ export class StateRecords {
    */
   private readonly validated = new WeakMap<object, unknown>();
 
-  /** Index writes in progress, by index key: one after the other, so concurrent folds never lose an entry. */
-  private readonly indexWrites = new Map<string, Promise<void>>();
-
   constructor(
     private readonly store: StateStore,
     private readonly ttlMs: number | undefined,
     /** Told of a stored value that is not a record this package wrote (it is then read as absent). */
     private readonly onInvalid: (error: StoreError) => void = () => {},
+    /** The store object index writes are queued by: the caller's, which every engine of the process may share. */
+    private readonly owner: object = store,
   ) {}
 
   private recordKey(scope: StoreScope, through: number, prefixHash: string): string {
@@ -159,24 +159,19 @@ export class StateRecords {
   async save({ scope, anchor, record }: { scope: StoreScope; anchor: string; record: StateRecord }): Promise<void> {
     const options = this.ttlMs ? { ttlMs: this.ttlMs } : undefined;
     await this.store.set(this.recordKey(scope, record.through, record.prefixHash), record, options);
-    const indexKey = this.indexKey(scope, anchor);
-    const write = (this.indexWrites.get(indexKey) ?? Promise.resolve()).then(async () => {
-      const stored = await this.store.get(indexKey);
-      // an index that could not be read is left as it is: written anew, it would lose the points it lists
-      if (stored === UNREAD) return;
-      const existing = this.parse(IndexSchema, stored);
-      const cuts = (existing ?? []).filter(
-        (cut) => !(cut.through === record.through && cut.prefixHash === record.prefixHash),
-      );
-      cuts.push({ through: record.through, prefixHash: record.prefixHash });
-      await this.store.set(indexKey, cuts.slice(-MAX_INDEXED_CUTS), options);
+    await updateIndex({
+      store: this.store,
+      owner: this.owner,
+      key: this.indexKey(scope, anchor),
+      options,
+      change: (stored) => {
+        const cuts = (this.parse(IndexSchema, stored) ?? []).filter(
+          (cut) => !(cut.through === record.through && cut.prefixHash === record.prefixHash),
+        );
+        cuts.push({ through: record.through, prefixHash: record.prefixHash });
+        return cuts.slice(-MAX_INDEXED_CUTS);
+      },
     });
-    this.indexWrites.set(indexKey, write);
-    try {
-      await write;
-    } finally {
-      if (this.indexWrites.get(indexKey) === write) this.indexWrites.delete(indexKey);
-    }
   }
 
   /**

@@ -27,14 +27,22 @@ export interface StateStore {
   setIfAbsent?(key: string, value: unknown, options?: StateStoreSetOptions): Promise<boolean>;
   /** Deletes one key (a lease given up when its holder's summary failed). Optional, needed with `setIfAbsent`. */
   delete?(key: string): Promise<void>;
+  /**
+   * Writes `value` under `key` only when the key still holds `expected` (equal as `JSON.stringify` text; `undefined`:
+   * no live value), atomically, and says whether it wrote. Optional: it is what keeps concurrent writers of one
+   * conversation's index (two branches folding at once, on several instances) from losing each other's entries; a
+   * store without it is protected within one process only (writes of one index by the engines of a process wait for
+   * each other).
+   */
+  compareAndSet?(key: string, expected: unknown, value: unknown, options?: StateStoreSetOptions): Promise<boolean>;
 }
 
 /**
  * A store of this package's: get, set, deletion by prefix and one key, and a `close()` that frees what the store
- * itself opened (a pool, a connection). `setIfAbsent` only where the backend has an atomic write.
+ * itself opened (a pool, a connection). `setIfAbsent` and `compareAndSet` only where the backend has atomic writes.
  */
 export type ClosableStateStore = Required<Pick<StateStore, 'get' | 'set' | 'deletePrefix' | 'delete'>> &
-  Pick<StateStore, 'setIfAbsent'> & { close(): Promise<void> };
+  Pick<StateStore, 'setIfAbsent' | 'compareAndSet'> & { close(): Promise<void> };
 
 /** Options of the in-memory store. */
 export interface MemoryStateStoreOptions {
@@ -90,5 +98,20 @@ export function memoryStateStore(
     async delete(key) {
       entries.delete(key);
     },
+    // synchronous between the read and the write: atomic in the process
+    async compareAndSet(key, expected, value, options) {
+      const entry = entries.get(key);
+      const current = entry && entry.expiresAt > now() ? entry.value : undefined;
+      if (!sameJson(current, expected)) return false;
+      entries.set(key, { value, expiresAt: options?.ttlMs ? now() + options.ttlMs : Number.POSITIVE_INFINITY });
+      return true;
+    },
   };
+}
+
+/** Whether two stored values are the same: the same object, or the same JSON text (`undefined` only as itself). */
+function sameJson(current: unknown, expected: unknown): boolean {
+  if (current === expected) return true;
+  if (current === undefined || expected === undefined) return false;
+  return JSON.stringify(current) === JSON.stringify(expected);
 }

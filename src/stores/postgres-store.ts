@@ -34,7 +34,8 @@ const SWEEP_EVERY_WRITES = 100;
  * value as JSON text (text, not `jsonb`: the value comes back byte for byte, and `jsonb` refuses `\u0000`), and when
  * it expires. The table is created on first use (`CREATE TABLE IF NOT EXISTS`, with an index on the expiry); its
  * shape is versioned by the table's comment (`context-compression state v1`), so a later version can migrate it
- * in place. Expired rows are never read and are deleted every 100 writes; `deletePrefix` deletes by `LIKE`.
+ * in place. Expired rows are never read and are deleted every 100 writes; `deletePrefix` deletes by `LIKE`. `setIfAbsent`
+ * and `compareAndSet` are one statement each (atomic), so concurrent writers of an index lose no entry.
  */
 export function postgresStore(options: PostgresStoreOptions): ClosableStateStore {
   if (!options || (options.pool === undefined && typeof options.connectionString !== 'string')) {
@@ -54,6 +55,18 @@ export function postgresStore(options: PostgresStoreOptions): ClosableStateStore
   const index = `"${table.replace('.', '_')}_expires_at"`;
   let writes = 0;
   const connection = lazyConnection(() => connect(options, quoted, index));
+  const setIfAbsent = async (key: string, value: unknown, setOptions?: StateStoreSetOptions) => {
+    const ttl = setOptions?.ttlMs;
+    // inserted, or written over an expired row (never read as present); a live row is left as it is
+    const result = await (await connection.get()).query(
+      `INSERT INTO ${quoted} AS t (key, value, expires_at)
+       VALUES ($1, $2, CASE WHEN $3::float8 IS NULL THEN NULL ELSE now() + $3::float8 * interval '1 millisecond' END)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at
+       WHERE t.expires_at IS NOT NULL AND t.expires_at <= now()`,
+      [key, JSON.stringify(value), ttl && ttl > 0 ? ttl : null],
+    );
+    return (result.rowCount ?? 0) > 0;
+  };
   return {
     async get(key) {
       const { rows } = await (await connection.get()).query(
@@ -75,15 +88,16 @@ export function postgresStore(options: PostgresStoreOptions): ClosableStateStore
         await client.query(`DELETE FROM ${quoted} WHERE expires_at <= now()`);
       }
     },
-    async setIfAbsent(key: string, value: unknown, setOptions?: StateStoreSetOptions) {
+    setIfAbsent,
+    async compareAndSet(key: string, expected: unknown, value: unknown, setOptions?: StateStoreSetOptions) {
+      if (expected === undefined) return setIfAbsent(key, value, setOptions);
       const ttl = setOptions?.ttlMs;
-      // inserted, or written over an expired row (never read as present); a live row is left as it is
+      // one statement: a concurrent update of the row makes this one see the new value, which no longer matches
       const result = await (await connection.get()).query(
-        `INSERT INTO ${quoted} AS t (key, value, expires_at)
-         VALUES ($1, $2, CASE WHEN $3::float8 IS NULL THEN NULL ELSE now() + $3::float8 * interval '1 millisecond' END)
-         ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at
-         WHERE t.expires_at IS NOT NULL AND t.expires_at <= now()`,
-        [key, JSON.stringify(value), ttl && ttl > 0 ? ttl : null],
+        `UPDATE ${quoted} SET value = $2,
+           expires_at = CASE WHEN $3::float8 IS NULL THEN NULL ELSE now() + $3::float8 * interval '1 millisecond' END
+         WHERE key = $1 AND value = $4 AND (expires_at IS NULL OR expires_at > now())`,
+        [key, JSON.stringify(value), ttl && ttl > 0 ? ttl : null, JSON.stringify(expected)],
       );
       return (result.rowCount ?? 0) > 0;
     },

@@ -16,6 +16,8 @@ export interface RedisStoreClient {
   set(key: string, value: string, options?: { PX?: number; NX?: boolean }): Promise<unknown>;
   scanIterator(options: { MATCH: string; COUNT?: number }): AsyncIterable<string | string[]>;
   unlink(keys: string | string[]): Promise<number>;
+  /** Runs a Lua script (what `compareAndSet` needs: a client without it gives a store without `compareAndSet`). */
+  eval?(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
   close?(): Promise<unknown>;
   quit?(): Promise<unknown>;
 }
@@ -25,6 +27,17 @@ export type RedisStoreOptions =
   | { readonly client: RedisStoreClient; readonly url?: undefined }
   | { readonly url: string; readonly client?: undefined };
 
+/**
+ * Compare-and-set in one script (Redis runs a script atomically): ARGV[1] '1' when a value is expected, ARGV[2] its
+ * text, ARGV[3] the new text, ARGV[4] the TTL in milliseconds ('' for none).
+ */
+const COMPARE_AND_SET = `local current = redis.call('GET', KEYS[1])
+if ARGV[1] == '1' then
+  if current ~= ARGV[2] then return 0 end
+elseif current then return 0 end
+if ARGV[4] == '' then redis.call('SET', KEYS[1], ARGV[3]) else redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4]) end
+return 1`;
+
 /** Characters with a meaning in a Redis `MATCH` pattern, escaped to match themselves. */
 const GLOB = /[*?[\]\\^-]/g;
 
@@ -32,6 +45,7 @@ const GLOB = /[*?[\]\\^-]/g;
  * A state store in Redis (node-redis, an optional peer dependency: `npm install redis`). Values are JSON strings
  * under the engine's keys, with the write's TTL as `PX`; `deletePrefix` scans the keys with the prefix and unlinks
  * them. Keys are hashes of content and namespaces (`cc:3:...`): several engines and services can share a database.
+ * `setIfAbsent` is `SET NX`; `compareAndSet` a Lua script (`EVAL`), so concurrent writers of an index lose no entry.
  */
 export function redisStore(options: RedisStoreOptions): ClosableStateStore {
   if (!options || (options.client === undefined && typeof options.url !== 'string')) {
@@ -53,7 +67,7 @@ export function redisStore(options: RedisStoreOptions): ClosableStateStore {
     if (!redis.isOpen) await redis.connect();
     return redis;
   });
-  return {
+  const store: ClosableStateStore = {
     async get(key) {
       return parseStoredText('redisStore', key, await (await connection.get()).get(key));
     },
@@ -91,6 +105,22 @@ export function redisStore(options: RedisStoreOptions): ClosableStateStore {
       if (redis?.isOpen) await (redis.close ?? redis.quit)?.call(redis);
     },
   };
+  if (options.client && typeof options.client.eval !== 'function') return store;
+  store.compareAndSet = async (key, expected, value, setOptions) => {
+    const ttl = setOptions?.ttlMs;
+    const redis = (await connection.get()) as Required<RedisStoreClient>;
+    const reply = await redis.eval(COMPARE_AND_SET, {
+      keys: [key],
+      arguments: [
+        expected === undefined ? '0' : '1',
+        expected === undefined ? '' : JSON.stringify(expected),
+        JSON.stringify(value),
+        ttl && ttl > 0 ? String(Math.ceil(ttl)) : '',
+      ],
+    });
+    return Number(reply) === 1;
+  };
+  return store;
 }
 
 // the store contract, for code that takes this store as a StateStore

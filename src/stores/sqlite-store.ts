@@ -69,6 +69,7 @@ interface SqliteStatements {
   readonly get: SqliteStatement;
   readonly set: SqliteStatement;
   readonly setIfAbsent: SqliteStatement;
+  readonly replaceIf: SqliteStatement;
   readonly delete: SqliteStatement;
   readonly deletePrefix: SqliteStatement;
   readonly sweep: SqliteStatement;
@@ -101,6 +102,10 @@ function prepareStatements(database: SqliteDatabase, table: string): SqliteState
     set: database.prepare(upsert),
     // inserted, or written over an expired row (never read as present); a live row is left as it is
     setIfAbsent: database.prepare(`${upsert} WHERE t.expires_at IS NOT NULL AND t.expires_at <= ?`),
+    // the live row holding the expected text, written over
+    replaceIf: database.prepare(
+      `UPDATE "${table}" SET value = ?, expires_at = ? WHERE key = ? AND value = ? AND (expires_at IS NULL OR expires_at > ?)`,
+    ),
     delete: database.prepare(`DELETE FROM "${table}" WHERE key = ?`),
     // GLOB is exact and case-sensitive (LIKE is not, for ASCII); its pattern characters are escaped below
     deletePrefix: database.prepare(`DELETE FROM "${table}" WHERE key GLOB ?`),
@@ -126,8 +131,9 @@ function openFile(sqlite: NodeSqlite, path: string, busyTimeoutMs: number): Sqli
  * One row per record: the key, the value as JSON text and the expiry in epoch milliseconds; expired rows are never read
  * and are deleted every 100 writes. The table is created on first use; its version is kept in
  * `context_compression_meta`.
- * Statements run synchronously, as SQLite does in process (a 2 MB write takes milliseconds). `setIfAbsent` is one
- * atomic statement, so processes sharing the file agree on which of them summarizes a fold.
+ * Statements run synchronously, as SQLite does in process (a 2 MB write takes milliseconds). `setIfAbsent` and
+ * `compareAndSet` are one atomic statement each, so processes sharing the file agree on which of them summarizes a
+ * fold and lose no entry of an index they write at once.
  */
 export function sqliteStore(options: SqliteStoreOptions): ClosableStateStore {
   if (!options || (options.database === undefined && typeof options.path !== 'string')) {
@@ -176,6 +182,14 @@ export function sqliteStore(options: SqliteStoreOptions): ClosableStateStore {
     },
     async setIfAbsent(key: string, value: unknown, setOptions?: StateStoreSetOptions) {
       const { changes } = open().setIfAbsent.run(key, JSON.stringify(value), expiry(setOptions), now());
+      return Number(changes) > 0;
+    },
+    async compareAndSet(key: string, expected: unknown, value: unknown, setOptions?: StateStoreSetOptions) {
+      const text = JSON.stringify(value);
+      const { changes } =
+        expected === undefined
+          ? open().setIfAbsent.run(key, text, expiry(setOptions), now())
+          : open().replaceIf.run(text, expiry(setOptions), key, JSON.stringify(expected), now());
       return Number(changes) > 0;
     },
     async delete(key) {

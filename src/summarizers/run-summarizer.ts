@@ -1,12 +1,15 @@
 import { withTimeout } from '../counting/with-timeout.js';
 import { SummarizerError } from '../errors.js';
 import { type SessionState, SessionStateSchema } from '../session-state/session-state.js';
+import { copyMessages } from '../transcript/copy-messages.js';
 import type { Message } from '../transcript/transcript.js';
 import type { Summarizer } from './summarizer.js';
 
 /**
  * Runs a summarizer with a timeout and validates what it returns. Every failure becomes a SummarizerError, so
- * the engine can fall back without ever writing error text into the state.
+ * the engine can fall back without ever writing error text into the state. The summarizer gets copies of the messages
+ * and of the previous state: one that changes them (builds its answer in `previous`, keeps them and changes them
+ * later) changes neither the engine's stored state nor the caller's messages.
  */
 export async function runSummarizer(
   summarizer: Summarizer,
@@ -19,7 +22,13 @@ export async function runSummarizer(
   const controller = new AbortController();
   try {
     const output = await withTimeout(
-      Promise.resolve().then(() => summarizer.summarize({ messages, previous, abortSignal: controller.signal })),
+      Promise.resolve().then(() =>
+        summarizer.summarize({
+          messages: copyMessages(messages),
+          previous: previous && structuredClone(previous),
+          abortSignal: controller.signal,
+        }),
+      ),
       timeoutMs,
       () => {
         controller.abort();

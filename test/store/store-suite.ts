@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { scopePrefix } from '../../src/persistence/state-records.js';
 import type { ClosableStateStore } from '../../src/persistence/state-store.js';
+import { branch, foldBranchesAtOnce, overTheNetwork } from './branch-folds.js';
 
 /** What the shared suite needs of a store under test. */
 export interface StoreUnderTest {
@@ -29,7 +31,7 @@ export function describeStoreSuite(
   }: {
     skip?: string | undefined;
     serializes?: boolean;
-    /** Whether the store has an atomic `setIfAbsent` (what the fold lease needs). */
+    /** Whether the store has an atomic `setIfAbsent` and `compareAndSet` (the fold lease, indexes across processes). */
     atomic?: boolean;
   } = {},
 ): void {
@@ -165,6 +167,59 @@ export function describeStoreSuite(
           await store.delete(key);
         }
       }),
+    );
+
+    it.skipIf(!atomic)(
+      'writes with compareAndSet only over the value expected, for exactly one of 20 concurrent callers',
+      withStore(async ({ store }) => {
+        const compareAndSet = store.compareAndSet;
+        expect(compareAndSet).toBeTypeOf('function');
+        if (!compareAndSet) return;
+        const key = keyOf('compare-and-set');
+        expect(await compareAndSet.call(store, key, undefined, [{ through: 1 }])).toBe(true);
+        expect(await compareAndSet.call(store, key, undefined, [{ through: 2 }])).toBe(false);
+        const first = await store.get(key);
+        expect(first).toEqual([{ through: 1 }]);
+        expect(await compareAndSet.call(store, key, [{ through: 9 }], [{ through: 2 }])).toBe(false);
+        const won = await Promise.all(
+          Array.from({ length: 20 }, (_, index) => compareAndSet.call(store, key, first, [{ writer: index }])),
+        );
+        expect(won.filter(Boolean)).toHaveLength(1);
+        expect(await store.get(key)).toEqual([{ writer: won.indexOf(true) }]);
+        await store.set(key, { ttl: true }, { ttlMs: 150 });
+        await sleep(400);
+        expect(await compareAndSet.call(store, key, { ttl: true }, { late: true })).toBe(false);
+        expect(await compareAndSet.call(store, key, undefined, { after: 'expiry' }, { ttlMs: 60_000 })).toBe(true);
+        await store.delete(key);
+      }),
+    );
+
+    const branchesFound = (separately: boolean) =>
+      withStore(async ({ store }) => {
+        const branches = ['a', 'b', 'c', 'd', 'e'].map((name) => branch(name));
+        const namespace = keyOf('branches');
+        const shared = overTheNetwork(store);
+        const { folded, summarized, foldedAgain, summarizedAgain } = await foldBranchesAtOnce(
+          separately ? () => overTheNetwork(store) : () => shared,
+          branches,
+          namespace,
+        );
+        expect(folded.every((count) => count > 0)).toBe(true);
+        expect(summarized).toBe(branches.length);
+        expect(foldedAgain).toEqual(branches.map(() => 0));
+        expect(summarizedAgain).toBe(0);
+        await store.deletePrefix(scopePrefix(namespace));
+      });
+
+    it(
+      'keeps every branch of concurrent folds by engines sharing the store: new engines find each, summarize none',
+      branchesFound(false),
+    );
+
+    // instances that share the backend only (processes, servers): what compareAndSet is for
+    it.skipIf(!atomic)(
+      'keeps every branch of concurrent folds by instances sharing the backend: new ones find each, summarize none',
+      branchesFound(true),
     );
 
     it.skipIf(!serializes)(

@@ -108,7 +108,7 @@ describe('observation masking below the budget threshold', () => {
     steps.forEach((index, nth) => {
       const out = outs[index] as CompressOutput;
       const event = events[nth];
-      expect(out.event).toBe(event);
+      expect(event).toEqual(out.event); // a copy: the listener's own
       const fresh = maskedIds(out).filter((id) => !maskedIds(outs[index - 1] as CompressOutput).includes(id));
       const sites = resultSites(history(index + 1), meter);
       const freed = fresh.reduce((sum, id) => {
