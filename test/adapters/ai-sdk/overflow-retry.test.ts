@@ -1,6 +1,7 @@
 import { APICallError } from '@ai-sdk/provider';
 import { generateText, type ModelMessage, streamText } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type CompressionErrorEvent,
@@ -11,6 +12,12 @@ import { longChat, providerCount, type RejectionShape, strictModel } from '../..
 
 /** The resent chat: 90 messages on the first call, a turn more on each of the next nine. */
 const chat = longChat(108);
+/** Our count (o200k, the provider's at factor 1) of messages of the chat. */
+const ours = (messages: typeof chat) =>
+  providerCount(
+    messages.map((message) => ({ role: message.role, content: [{ type: 'text' as const, text: message.content }] })),
+    1,
+  );
 /** Our count of the first call's 90 messages (o200k, as the provider counts at factor 1). */
 const FIRST = providerCount(
   chat
@@ -111,6 +118,46 @@ describe('a provider that counts more than we do', () => {
     const { model: provider } = strictModel({ window: WINDOW, factor: 2 });
     await expect(generateText({ model: provider, messages: chat.slice(0, 90), maxRetries: 0 })).rejects.toThrow(
       /prompt is too long/,
+    );
+  });
+});
+
+describe('any chat, any window, a provider counting up to 2x', () => {
+  it('answers every call of a resent chat with at most two rejections, each reported', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          factor: fc.double({ min: 1, max: 2, noNaN: true }),
+          // the provider's window over our count of the first call: below 1 the provider always overflows first
+          room: fc.double({ min: 0.9, max: 2.4, noNaN: true }),
+          joinAt: fc.integer({ min: 20, max: 100 }),
+          mode: fc.constantFrom('generate' as const, 'stream' as const),
+        }),
+        async ({ factor, room, joinAt, mode }) => {
+          const start = joinAt % 2 === 0 ? joinAt + 1 : joinAt;
+          const window = Math.round(ours(chat.slice(0, start)) * room);
+          const { model: provider, rejected } = strictModel({ window, factor });
+          const reported: string[] = [];
+          const model = withContextCompression(provider, {
+            contextWindow: window,
+            reserveOutputTokens: Math.round(window * 0.1),
+            onError: ({ error, fallback }) => {
+              if (ProviderOverflowError.isInstance(error)) reported.push(fallback);
+            },
+          });
+          for (let end = start; end <= Math.min(chat.length, start + 10); end += 2) {
+            const messages = chat.slice(0, end);
+            const text =
+              mode === 'generate'
+                ? (await generateText({ model, messages, maxRetries: 0 })).text
+                : await streamText({ model, messages, maxRetries: 0, onError: () => {} }).text;
+            expect(text).toBe('ok');
+          }
+          expect(rejected.length).toBeLessThanOrEqual(2);
+          expect(reported).toEqual(rejected.map(() => 'retried'));
+        },
+      ),
+      { numRuns: 25, seed: 20261127 },
     );
   });
 });
