@@ -98,7 +98,14 @@ export class CallReporter {
         outcome.recalled.blocksDropped +
         outcome.recalled.piecesRedacted >
       0;
-    if (event && (outcome.messagesFolded > 0 || outcome.messagesDropped > 0 || changed || decided.restored)) {
+    if (
+      event &&
+      (outcome.messagesFolded > 0 ||
+        outcome.messagesDropped > 0 ||
+        changed ||
+        decided.restored ||
+        decided.stateRefitted)
+    ) {
       this.options.onCompress?.(event);
     }
     if (this.reportCalls) {

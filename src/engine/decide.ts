@@ -39,6 +39,8 @@ export interface Decided extends StageReport {
    */
   readonly lasting: CompressionPoint;
   readonly projection: Projection;
+  /** The stored state was cut to this call's cap before the stages ran: a change reported like the stages' own. */
+  readonly stateRefitted?: boolean;
 }
 
 /** Runs the stages of a call from its starting point. */

@@ -40,9 +40,9 @@ import { type CallFacts, readCall } from './call-facts.js';
 import { CallReporter } from './call-report.js';
 import type { CompressInput, CompressOutput } from './compress-call.js';
 import { type CompressionPoint, startingPoint } from './compression-point.js';
-import { decide } from './decide.js';
+import { type Decided, decide } from './decide.js';
 import type { StageServices } from './decide-call.js';
-import { fittedRecord } from './fitted-record.js';
+import { fittedRecord, refitDecision } from './fitted-record.js';
 import { FoldRunner } from './fold-runner.js';
 import { HistoryMemory } from './history-memory.js';
 import { checkedRecord, pairedInput } from './input-checks.js';
@@ -59,6 +59,13 @@ import { UnchangedCalls } from './unchanged-calls.js';
  * few are found only when many user messages arrive at once.
  */
 const MAX_RECALL_LOOKUPS = 16;
+
+/** A call's outcome with the refit of its stored state reported, when it had one. */
+function withRefit(decided: Decided, facts: CallFacts, refitted: boolean): Decided {
+  if (!refitted) return decided;
+  const decision = refitDecision(facts.limits, decided.point.coveredCount);
+  return { ...decided, stateRefitted: true, decisions: [decision, ...decided.decisions] };
+}
 
 /**
  * The framework-free engine. One call flows top-down: count (read the call's facts) -> load the stored compression
@@ -284,26 +291,28 @@ export class CompressionEngine {
       prefixHashes: facts.prefixHashes,
       maxThrough: facts.messages.length,
     });
-    const stored = fittedRecord(
+    const checked =
       found && found.coveredCount < facts.messages.length
         ? checkedRecord(found, facts, this.listeners.onError)
-        : undefined,
-      facts.limits.maxStateTokens,
-      this.stateFit,
-    );
+        : undefined;
+    const stored = fittedRecord(checked, facts.limits.maxStateTokens, this.stateFit);
     const unchanged = stored || input.force ? undefined : this.unchangedCalls.send(facts);
     if (unchanged) return unchanged;
     const start = startingPoint(facts, stored, await this.recallChoices(facts, stored));
     const startProjection = this.project(facts, start);
     const tokensBefore = this.total(startProjection, start);
-    const decided = await decide(this.services, {
+    const decided = withRefit(
+      await decide(this.services, {
+        facts,
+        start,
+        startProjection,
+        force: input.force ?? false,
+        tokensBefore,
+        provisional: stored?.provisional,
+      }),
       facts,
-      start,
-      startProjection,
-      force: input.force ?? false,
-      tokensBefore,
-      provisional: stored?.provisional,
-    });
+      stored !== checked,
+    );
     const { point, projection, lasting } = decided;
     this.reporter.failures(facts, decided, this.total(projection, point));
 
@@ -311,7 +320,9 @@ export class CompressionEngine {
     const record = recordFor(facts, point, lasting === point ? undefined : lasting);
     // a call that changes nothing still stores the recall blocks it keeps for earlier user messages: the next tool
     // step of the turn no longer looks those choices up, and the blocks must stay in its prompt
-    if ((point !== start || record.recalls !== undefined || decided.restored) && !sameRecord(record, stored)) {
+    const changed = point !== start || record.recalls !== undefined || decided.restored || decided.stateRefitted;
+    // a refitted state is saved even when the record is otherwise the stored one: the store still holds the uncut one
+    if (changed && (decided.stateRefitted || !sameRecord(record, stored))) {
       await this.records.save({ scope: facts.scope, anchor: facts.anchor, record });
     }
     const latest = facts.messages.findLastIndex((message) => message.role === 'user');

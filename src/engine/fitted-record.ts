@@ -1,5 +1,7 @@
+import type { BudgetLimits } from '../options/budget.js';
 import type { StateRecord } from '../persistence/state-records.js';
 import type { SessionState } from '../session-state/session-state.js';
+import type { CompressionDecision } from '../triggers/decisions.js';
 
 /**
  * A stored record with its states (the lasting one and a provisional drop's) within this call's cap: a record made
@@ -25,5 +27,18 @@ export function fittedRecord(
     ...(record.provisional && provisionalState
       ? { provisional: { ...record.provisional, state: provisionalState } }
       : {}),
+  };
+}
+
+/**
+ * The decision a call reports when it sends a stored state cut to its cap: the state message changes, so the cached
+ * prefix is rewritten once; the fitted record is saved, so later calls send the same cut.
+ */
+export function refitDecision(limits: BudgetLimits, coveredCount: number): CompressionDecision {
+  return {
+    trigger: 'budget',
+    scope: { kind: 'messages', from: 0, to: coveredCount },
+    confidence: 1,
+    details: `the stored session state was cut to its cap of ${Math.round(limits.maxStateTokens * limits.ratio)} tokens: the budget or the calibration ratio changed since it was made`,
   };
 }

@@ -57,6 +57,22 @@ describe('the state sent stays within its cap', () => {
     expect(shorter.tokens).toBeLessThanOrEqual(shorter.cap);
   });
 
+  it('the cut is reported as a change and kept: the next call sends the same state, with no event', async () => {
+    const engine = engineOf();
+    const events: unknown[] = [];
+    const history = chatOf(61);
+    await engine.compress({ transcript: { system: SYSTEM, tools: [], messages: history }, modelId: 'm' });
+    for (let call = 0; call < 5; call++) engine.recordUsage('m', 1_000, 1_400);
+    const send = () =>
+      engine.compress({ transcript: { system: SYSTEM, tools: [], messages: history.slice(0, 55) }, modelId: 'm' });
+    const refitted = await send();
+    expect(refitted.event?.decisions.map((decision) => decision.details).join(' ')).toMatch(/cut to its cap/);
+    events.push(refitted.event);
+    const again = await send();
+    expect(again.event).toBeUndefined();
+    expect(again.messages[0]).toEqual(refitted.messages[0]);
+  });
+
   it('random edits after folds (truncate, replace, branch, grow) with an oversized summarizer and a moving ratio', async () => {
     await fc.assert(
       fc.asyncProperty(
