@@ -47,6 +47,8 @@ export const VIOLATION_KINDS = [
   'repeat-differs',
   'cache-prefix-broken',
   'input-mutated',
+  'new-instance-differs',
+  'new-instance-summarized',
 ] as const;
 
 /** One broken invariant. */
