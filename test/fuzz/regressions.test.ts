@@ -266,7 +266,7 @@ describe('new-instance-differs: a new instance on a store of JSON text sends the
       ...STATE,
       logos: Array.from({ length: 40 }, (_, index) => `Fact ${index}: ${'detail '.repeat(40)}`),
     };
-    const counts = [0, 0];
+    const counts: [number, number] = [0, 0];
     const instance = (which: 0 | 1) =>
       setup({
         contextWindow: 4_000,
