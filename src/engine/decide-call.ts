@@ -48,8 +48,11 @@ export interface DecideCall {
   /** Over the threshold at the start, or forced: the cache breaks anyway, masking clears every candidate. */
   readonly pressure: boolean;
   readonly economics: CacheEconomics;
-  /** Folding is on but waits after a recent summarizer failure (read once, before this call's first fold). */
-  readonly backingOff: boolean;
+  /**
+   * Whether folding waits after a recent summarizer failure: read once, when a fold or a drop is first planned (the
+   * store is read only by calls that would change the prompt).
+   */
+  readonly backingOff: () => Promise<boolean>;
   /** The drop an earlier call made because its summarizer failed, from the stored record. */
   readonly provisional: ProvisionalDrop | undefined;
 }

@@ -65,6 +65,7 @@ export async function decide(
   },
   stages: readonly DecideStage[] = DECIDE_STAGES,
 ): Promise<Decided> {
+  let backingOff: Promise<boolean> | undefined;
   const call: DecideCall = {
     facts,
     services,
@@ -72,7 +73,10 @@ export async function decide(
     tokensBefore,
     pressure: force || tokensBefore > facts.limits.compressAt,
     economics: cacheEconomics(services.cachePricing, facts),
-    backingOff: services.folds.backingOff(facts),
+    backingOff: () => {
+      backingOff ??= services.folds.backingOff(facts);
+      return backingOff;
+    },
     provisional,
   };
   const { point, projection, beforeProvisional, report } = await runStages(

@@ -20,6 +20,7 @@ import { foldLease } from '../persistence/fold-lease.js';
 import { guardedStore } from '../persistence/guarded-store.js';
 import { type StateRecord, StateRecords } from '../persistence/state-records.js';
 import { memoryStateStore } from '../persistence/state-store.js';
+import { SummarizerRetries } from '../persistence/summarizer-retries.js';
 import { RecallStage } from '../recall/recall-stage.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../recall/render-recall.js';
 import { fitState } from '../session-state/fit-state.js';
@@ -124,9 +125,8 @@ export class CompressionEngine {
     this.resolved = resolved;
     // gpt-tokenizer, not tiktoken: the same counts on every fixture text, 5-6x faster once loaded, pure JavaScript
     // (edge runtimes, no WASM loader in bundles) and loaded before the first call rather than at import
-    const listeners = safeListeners(resolved);
-    this.listeners = listeners;
-    const { onError } = listeners;
+    this.listeners = safeListeners(resolved);
+    const { onError } = this.listeners;
     this.meter = new MessageMeter(
       resolved.tokenCounter
         ? guardedCounter(resolved.tokenCounter, (error) => onError({ error, fallback: 'approximate-count' }))
@@ -153,11 +153,12 @@ export class CompressionEngine {
         embedderTimeoutMs: embedder ? embedderTimeoutMs : 0,
         storeTimeoutMs,
       }),
+      new SummarizerRetries(store, stateTtlMs),
     );
     this.prefixHashes = new PrefixHashes(this.meter);
     this.settings = engineSettings(resolved);
     this.ownTools = new OwnToolsSeen(this.settings.awareness);
-    this.reporter = new CallReporter(listeners, this.meter, resolved.onCall !== undefined);
+    this.reporter = new CallReporter(this.listeners, this.meter, resolved.onCall !== undefined);
     this.recalls = new RecallStage(this.meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, {
       embeddings: this.embeddings,
       onEmbedderError,

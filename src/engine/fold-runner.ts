@@ -13,6 +13,7 @@ import {
   readSharedFold,
   sharedFoldValue,
 } from '../persistence/fold-lease.js';
+import type { SummarizerRetries } from '../persistence/summarizer-retries.js';
 import { fitState } from '../session-state/fit-state.js';
 import { nextToolCalls, withoutEngineFields } from '../session-state/folded-calls.js';
 import { mergeSimilarQuotes, verifySalience } from '../session-state/salience.js';
@@ -86,23 +87,33 @@ export class FoldRunner {
     private readonly acknowledgement: string | undefined,
     /** With a store shared by several instances: one of them summarizes a fold, the others take its state. */
     private readonly lease?: FoldLease,
+    /** Where the waits after a discarded fold are stored, so every instance on the store waits alike. */
+    private readonly retries?: SummarizerRetries,
   ) {
     this.timeoutMs = timeoutMs;
     this.window = summarizerWindow(summarizer, contextWindow);
   }
 
-  /** Whether folding waits for this conversation after a recent failure. */
-  backingOff(facts: CallFacts): boolean {
-    const retryAfter = this.failures.get(facts.conversation);
-    return retryAfter !== undefined && facts.messages.length < retryAfter;
+  /**
+   * Whether folding waits for this conversation: after a failure of this instance's summarizer, or a fold discarded by
+   * any instance sharing the store.
+   */
+  async backingOff(facts: CallFacts): Promise<boolean> {
+    const stored = await this.retries?.find(facts.scope, facts.conversation);
+    const retryAfter = Math.max(this.failures.get(facts.conversation) ?? 0, stored ?? 0);
+    return facts.messages.length < retryAfter;
   }
 
   /**
    * A fold that was not kept (its state outweighed what it folded): like a failure, the conversation waits a few
    * messages before the summarizer runs again, so a summarizer that writes long states is not called on every call.
+   * Stored: every instance would make the same state and discard it again, so all of them wait (and send the same
+   * prompt meanwhile).
    */
-  discarded(facts: CallFacts): void {
-    this.failures.set(facts.conversation, facts.messages.length + SUMMARIZER_RETRY_AFTER_MESSAGES);
+  async discarded(facts: CallFacts): Promise<void> {
+    const from = facts.messages.length + SUMMARIZER_RETRY_AFTER_MESSAGES;
+    this.failures.set(facts.conversation, from);
+    await this.retries?.save(facts.scope, facts.conversation, from);
   }
 
   /** Folds the messages of a plan into the state; a summarizer failure is returned, any other error thrown. */
@@ -139,6 +150,7 @@ export class FoldRunner {
       if (!SummarizerError.isInstance(error)) throw error;
       // another instance is summarizing: its state is found by a later call, which need not wait a few messages
       if (error.reason === 'held-elsewhere') return { failure: error, summarizerMs: performance.now() - started };
+      // this instance only: another one sharing the store may have a summarizer that works, and tries it
       this.failures.set(facts.conversation, facts.messages.length + SUMMARIZER_RETRY_AFTER_MESSAGES);
       return { failure: error, summarizerMs: performance.now() - started };
     }

@@ -47,9 +47,9 @@ function foldsOfBudget(context: Context): number {
   return context.applied.filter((stage) => stage === forcedFold || stage === budgetFolds).length;
 }
 
-/** Whether this call folds at all: folding is on and does not wait after a recent failure. */
+/** Whether folding is on (whether it waits after a recent failure is asked once a fold is planned). */
 function folding({ call }: Context): boolean {
-  return call.services.settings.folding && !call.backingOff;
+  return call.services.settings.folding;
 }
 
 async function semanticFold(context: Context): Promise<StagePlan | undefined> {
@@ -72,6 +72,8 @@ async function semanticFold(context: Context): Promise<StagePlan | undefined> {
           },
         })
       : undefined;
+  // a conversation waiting after a failure neither folds nor reports a fold it defers
+  if ((!plan && !deferred) || (await context.call.backingOff())) return undefined;
   const folded = await fold(context, plan, false);
   if (folded || !deferred) return folded;
   return { point: context.point, report: { deferred: [deferred] } };
@@ -107,18 +109,24 @@ function budgetPlan(context: Context, forced: boolean): FoldPlan | undefined {
  */
 async function fold(context: Context, plan: FoldPlan | undefined, forced: boolean): Promise<StagePlan | undefined> {
   if (!plan || context.report.failure || (!forced && !shrinks(context, plan.cut))) return undefined;
+  if (await context.call.backingOff()) return undefined;
   const { facts, services } = context.call;
   const result = await services.folds.run(facts, context.point, plan);
   if (result.failure) {
     return { point: context.point, summarizerMs: result.summarizerMs, report: { failure: result.failure } };
   }
+  // nor kept when the state it made outweighs what left (a short turn re-sent as the pinned message): the summarizer
+  // then waits a few messages, on every instance (the wait is stored)
+  const projection = services.project(facts, result.point);
+  if (!forced && services.total(projection, result.point) >= context.tokens) {
+    await services.folds.discarded(facts);
+    return { point: context.point, summarizerMs: result.summarizerMs, summarizerCalls: result.summarizerCalls };
+  }
   return {
     point: result.point,
+    projection,
     summarizerMs: result.summarizerMs,
     summarizerCalls: result.summarizerCalls,
-    // nor kept when the state it made outweighs what left (a short turn re-sent as the pinned message)
-    onlyIfSmaller: !forced,
-    onDiscarded: () => services.folds.discarded(facts),
     report: {
       messagesFolded: plan.cut - context.point.coveredCount,
       quotesRejected: result.quotesRejected,

@@ -94,7 +94,10 @@ export class RecallStage {
     tokens: number,
   ): Promise<StagePlan | undefined> {
     const { limits } = facts;
-    const room = Math.min(limits.maxRecallTokens, limits.hardLimit - tokens) - RECALL_PAIR_TOKENS;
+    // a prompt below the compression threshold stays below it: a block that took it over would be folded away by the
+    // next call from the stored point (a tool step, a retry, another instance), a rewrite of the prompt nobody asked for
+    const ceiling = tokens <= limits.compressAt ? limits.compressAt : limits.hardLimit;
+    const room = Math.min(limits.maxRecallTokens, ceiling - tokens) - RECALL_PAIR_TOKENS;
     const choice = await chooseRecall({
       facts,
       point,

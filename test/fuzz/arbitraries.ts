@@ -285,6 +285,7 @@ export const replies = fc.array(reply, { minLength: 3, maxLength: 8 });
 export {
   type FuzzOptions,
   options,
+  pressureOptions,
   type SummarizerChoice,
   summary,
 } from './option-arbitraries.js';

@@ -47,6 +47,8 @@ export const VIOLATION_KINDS = [
   'repeat-differs',
   'cache-prefix-broken',
   'input-mutated',
+  'new-instance-differs',
+  'new-instance-summarized',
 ] as const;
 
 /** One broken invariant. */
@@ -80,7 +82,10 @@ const RATIO_TOLERANCE = 0.03;
 /** Text the failing summarizer throws; it must never reach a prompt. */
 export const SUMMARIZER_FAILURE = 'FUZZ-SUMMARIZER-FAILURE';
 const STATE_SHARE = 0.25;
-/** Room for the note and timeline entry a drop adds to the state (the library reserves 64 tokens for it). */
+/**
+ * Room for the note and timeline entry a drop adds to the state, and the protected core it quotes from what it drops
+ * (the task, constraints, decisions): the library reserves 64 tokens and a quarter of the state's cap for them.
+ */
 const DROP_NOTE_TOKENS = 64;
 
 /** One call as the harness saw it: what the caller sent, what the model received, and what the library reported. */
@@ -281,7 +286,9 @@ export class ConversationChecker<P> {
       // dropping what comes before the current turn leaves a note in the state (a new pair if there was none)
       const droppable = latest > (stateAt >= 0 ? stateAt + 2 : 0);
       const note = droppable
-        ? DROP_NOTE_TOKENS + (stateAt >= 0 ? 0 : this.tokens(sessionStateMessages(EMPTY_SESSION_STATE)))
+        ? DROP_NOTE_TOKENS +
+          Math.round(Math.floor(this.ours(STATE_SHARE)) / 4) +
+          (stateAt >= 0 ? 0 : this.tokens(sessionStateMessages(EMPTY_SESSION_STATE)))
         : 0;
       const irreducible =
         fixed + this.tokens(sent.system) + statePair + note + this.tokens(sent.messages.slice(Math.max(0, latest)));

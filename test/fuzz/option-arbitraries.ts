@@ -107,3 +107,54 @@ export const options: fc.Arbitrary<FuzzOptions> = contextWindow.chain((window) =
     usageRatio: fc.option(fc.double({ min: 0.5, max: 2, noNaN: true }), { nil: undefined, freq: 2 }),
   }),
 );
+
+/** A state far over any cap: a summarizer that writes long states (the engine fits it, or discards the fold). */
+const largeSummary: fc.Arbitrary<SessionState> = fc.record({
+  logos: fc.array(
+    fragment.map((piece) => piece.repeat(40)),
+    { minLength: 4, maxLength: 40 },
+  ),
+  pathos: fc.array(fragment, { maxLength: 4 }),
+  abstract: fc.array(fragment, { maxLength: 4 }),
+  salience: fc.array(fragment, { maxLength: 4 }),
+  conversationSummary: fragment.map((piece) => piece.repeat(500)),
+});
+
+/**
+ * Options that put recall under pressure: small windows (2.5k, 2.7k) and mid ones (45k), the approximate counter, a
+ * summarizer whose states are very large (or any summarizer), a store of JSON text, semantic triggers off or on,
+ * masking and staleness on, a recall budget of every size. Folds, masks and recall blocks then meet in tool loops.
+ */
+export const pressureOptions: fc.Arbitrary<FuzzOptions> = fc
+  .oneof(
+    fc.constantFrom(2_500, 2_700, 45_000),
+    fc.integer({ min: 2_000, max: 6_000 }),
+    fc.integer({ min: 30_000, max: 60_000 }),
+  )
+  .chain((window) =>
+    fc.record({
+      contextWindow: fc.constant(window),
+      reserveOutputTokens: fc.option(fc.integer({ min: 0, max: Math.ceil(window / 4) }), { nil: undefined }),
+      shares: fc.option(shares, { nil: undefined, freq: 4 }),
+      masking: fc.oneof(
+        fc.constant(undefined),
+        fc.record({ keepRecent: fc.nat(4), clearAtLeast: fc.nat(600) }, { requiredKeys: [] }),
+      ),
+      folding: fc.constant(undefined),
+      recall: fc.oneof(
+        fc.constant(undefined),
+        fc.record({ budgetShare: fc.double({ min: 0.05, max: 0.3, noNaN: true }) }),
+      ),
+      triggers: fc.option(fc.constant({ semantic: false as const }), { nil: undefined }),
+      maxToolResultTokens: fc.option(fc.integer({ min: 50, max: window }), { nil: undefined, freq: 5 }),
+      awarenessBlock: fc.constant(undefined),
+      summarizer: fc.constantFrom<SummarizerChoice>('custom', 'custom', 'custom', 'default', 'failing'),
+      summaries: fc.oneof(
+        fc.array(largeSummary, { minLength: 1, maxLength: 3 }),
+        fc.array(summary, { minLength: 1, maxLength: 3 }),
+      ),
+      counter: fc.constantFrom<FuzzOptions['counter']>('approximate', 'approximate', 'gpt-tokenizer'),
+      store: fc.constantFrom<FuzzOptions['store']>('json', 'json', 'memory'),
+      usageRatio: fc.constant(undefined),
+    }),
+  );

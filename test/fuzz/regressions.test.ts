@@ -7,7 +7,7 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { type CompressEvent, withContextCompression } from '../../adapters/ai-sdk/index.js';
 import { textResult } from '../helpers/mock-model.js';
-import { NO_USAGE } from './harness.js';
+import { jsonStore, NO_USAGE } from './harness.js';
 
 const user = (text: string): LanguageModelV4Message => ({ role: 'user', content: [{ type: 'text', text }] });
 const assistant = (text: string): LanguageModelV4Message => ({ role: 'assistant', content: [{ type: 'text', text }] });
@@ -243,5 +243,78 @@ describe('repeat-differs: the same request twice gives the same prompt', () => {
     // (4886 -> 4760 tokens of a 6000 budget) and the retry folds 22 more messages
     const retry = await send(prompt);
     expect(json(retry.sent)).toEqual(json(first.sent));
+  });
+});
+
+describe('new-instance-differs: a new instance on a store of JSON text sends the same prompt, calls no summarizer', () => {
+  const STATE = { logos: ['The user reviews orders.'], pathos: [], abstract: [], conversationSummary: 'Orders.' };
+  /** Two instances on one JSON store: the first sends `prompt`, then a new one sends it again. */
+  async function twice(options: Parameters<typeof setup>[0], prompts: LanguageModelV4Prompt[]) {
+    const store = jsonStore();
+    const calls = { first: 0, second: 0 };
+    const first = setup({ ...options, store, summarizer: async () => (calls.first++, structuredClone(STATE)) });
+    let sent: Awaited<ReturnType<typeof first>> | undefined;
+    for (const prompt of prompts) sent = await first(prompt);
+    const second = setup({ ...options, store, summarizer: async () => (calls.second++, structuredClone(STATE)) });
+    const again = await second(prompts.at(-1) ?? []);
+    return { sent, again, calls };
+  }
+
+  it('after a fold it discarded because the state outweighed what it folded (both wait a few messages)', async () => {
+    const store = jsonStore();
+    const large = {
+      ...STATE,
+      logos: Array.from({ length: 40 }, (_, index) => `Fact ${index}: ${'detail '.repeat(40)}`),
+    };
+    const counts: [number, number] = [0, 0];
+    const instance = (which: 0 | 1) =>
+      setup({
+        contextWindow: 4_000,
+        reserveOutputTokens: 0,
+        compressAt: 0.5,
+        compressTo: 0.3,
+        triggers: { semantic: false },
+        store,
+        summarizer: async () => (counts[which]++, structuredClone(large)),
+      });
+    const prompt: LanguageModelV4Prompt = [];
+    for (let turn = 0; turn < 4; turn++) prompt.push(user(`Question ${turn}?`), assistant(`Answer ${turn}.`));
+    prompt.push(user(`Now this: ${'lorem ipsum dolor '.repeat(700)}`));
+    const sent = await instance(0)(prompt);
+    expect(counts[0]).toBe(1);
+    expect(sent.events).toEqual([]);
+    const again = await instance(1)(prompt);
+    expect(json(again.sent)).toEqual(json(sent.sent));
+    expect(counts[1]).toBe(0);
+  });
+
+  it('after a call whose recall block took the prompt over the compression threshold', async () => {
+    const history: LanguageModelV4Prompt = [
+      user('Where does order ORD-4711 ship? It carries the flamingo crate with warehouse code QX-99.'),
+      assistant('Order ORD-4711 ships from the flamingo warehouse QX-99 in Rotterdam on Tuesday.'),
+    ];
+    for (let turn = 0; turn < 6; turn++)
+      history.push(user(`Next order ${turn}: ${'lorem ipsum dolor '.repeat(90)}`), assistant('Noted. '.repeat(30)));
+    const seen: string[] = [];
+    for (let padding = 1_500; padding < 1_800; padding += 25) {
+      const folded = [...history, user(`Summarize. ${'filler '.repeat(padding)}`)];
+      const asked = [...folded, assistant('Done.'), user('Which warehouse code did the flamingo crate have?')];
+      const { sent, again, calls } = await twice(
+        {
+          contextWindow: 4_000,
+          reserveOutputTokens: 0,
+          compressAt: 0.5,
+          compressTo: 0.3,
+          triggers: { semantic: false },
+        },
+        [folded, asked],
+      );
+      const recalled = sent?.events.some((event) => event.trigger === 'recall') ?? false;
+      if (recalled) seen.push(`padding ${padding}`);
+      expect(json(again.sent)).toEqual(json(sent?.sent ?? []));
+      expect(calls.second).toBe(0);
+    }
+    // the case exercises recall at all
+    expect(seen.length).toBeGreaterThan(0);
   });
 });

@@ -1,9 +1,10 @@
 /**
  * The standalone fuzz runner: `tsx test/fuzz/run.ts [--runs N] [--seed S] [--adapter ai-sdk|langchain]
- * [--case K]`. Runs N generated cases per adapter (split between its properties), collects every violation
- * instead of stopping at the first, and prints a table by adapter and kind, with one example of each kind found.
- * `--case K` replays case K of the seed alone and prints its input; `--shrink KIND` searches each property for a case
- * with a violation of KIND and prints it shrunk. Exits 1 when anything was found.
+ * [--case K] [--property TEXT]`. Runs N generated cases per adapter (split between its properties), collects every
+ * violation instead of stopping at the first, and prints a table by adapter and kind, with one example of each kind
+ * found. `--case K` replays case K of the seed alone and prints its input; `--shrink KIND` searches each property for
+ * a case with a violation of KIND and prints it shrunk; `--property TEXT` runs only the properties whose name has
+ * TEXT. Exits 1 when anything was found.
  */
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
@@ -19,6 +20,7 @@ const { values } = parseArgs({
     case: { type: 'string' },
     shrink: { type: 'string' },
     'max-seconds': { type: 'string' },
+    property: { type: 'string' },
   },
 });
 const runs = Number(values.runs);
@@ -29,6 +31,9 @@ process.once('SIGINT', () => {
   interrupted = true;
 });
 const adapters = (['ai-sdk', 'langchain'] as const).filter((name) => !values.adapter || values.adapter === name);
+const selected = PROPERTIES.filter(
+  (property) => values.property === undefined || property.name.includes(values.property),
+);
 
 interface Example {
   readonly property: string;
@@ -67,7 +72,7 @@ const replacer = (_key: string, value: unknown) => (value instanceof Uint8Array 
 
 /** Finds a case of each property with a violation of `kind` and prints it, shrunk by fast-check. */
 async function shrink(kind: string) {
-  for (const property of PROPERTIES.filter((candidate) => adapters.includes(candidate.adapter))) {
+  for (const property of selected.filter((candidate) => adapters.includes(candidate.adapter))) {
     const started = performance.now();
     const result = await fc.check(
       fc.asyncProperty(property.arbitrary, async (input) => {
@@ -93,7 +98,7 @@ async function main() {
   }
   const tallies = new Map<string, Tally>();
   for (const adapter of adapters) {
-    const properties = PROPERTIES.filter((property) => property.adapter === adapter);
+    const properties = selected.filter((property) => property.adapter === adapter);
     const all = casesOf(properties, values.case !== undefined ? Number(values.case) + 1 : runs);
     const cases = values.case !== undefined ? all.slice(Number(values.case)) : all;
     const tally: Tally = {
