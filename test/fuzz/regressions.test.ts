@@ -252,10 +252,24 @@ describe('new-instance-differs: a new instance on a store of JSON text sends the
   async function twice(options: Parameters<typeof setup>[0], prompts: LanguageModelV4Prompt[]) {
     const store = jsonStore();
     const calls = { first: 0, second: 0 };
-    const first = setup({ ...options, store, summarizer: async () => (calls.first++, structuredClone(STATE)) });
+    const first = setup({
+      ...options,
+      store,
+      summarizer: async () => {
+        calls.first++;
+        return structuredClone(STATE);
+      },
+    });
     let sent: Awaited<ReturnType<typeof first>> | undefined;
     for (const prompt of prompts) sent = await first(prompt);
-    const second = setup({ ...options, store, summarizer: async () => (calls.second++, structuredClone(STATE)) });
+    const second = setup({
+      ...options,
+      store,
+      summarizer: async () => {
+        calls.second++;
+        return structuredClone(STATE);
+      },
+    });
     const again = await second(prompts.at(-1) ?? []);
     return { sent, again, calls };
   }
@@ -275,7 +289,10 @@ describe('new-instance-differs: a new instance on a store of JSON text sends the
         compressTo: 0.3,
         triggers: { semantic: false },
         store,
-        summarizer: async () => (counts[which]++, structuredClone(large)),
+        summarizer: async () => {
+          counts[which]++;
+          return structuredClone(large);
+        },
       });
     const prompt: LanguageModelV4Prompt = [];
     for (let turn = 0; turn < 4; turn++) prompt.push(user(`Question ${turn}?`), assistant(`Answer ${turn}.`));
