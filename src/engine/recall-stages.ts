@@ -6,8 +6,10 @@ import type { DecideStage } from './decide-call.js';
  */
 export const reviewRecallBlocks: DecideStage = {
   name: 'review-recall-blocks',
-  plan: ({ call, point, projection }) =>
-    call.facts.limits.maxRecallTokens > 0 ? call.services.recall.review(call.facts, point, projection) : undefined,
+  plan: ({ call, point, projection, report }) =>
+    call.facts.limits.maxRecallTokens > 0
+      ? call.services.recall.review(call.facts, point, projection, report.messagesFolded > 0)
+      : undefined,
 };
 
 /**

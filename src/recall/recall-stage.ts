@@ -57,13 +57,15 @@ export class RecallStage {
   /**
    * The blocks made for earlier user messages, reviewed: a block stays while the messages after it outweigh it
    * (dropping it would rewrite them all in the cache: a tool loop); it leaves when they are fewer tokens than it (a
-   * chat turn), and with its turn when that was folded. Undefined when every block stays as it is.
+   * chat turn), and with its turn when that was folded (`folded`: by this call, whose event tells it). A block whose
+   * message left the prompt without a fold of this call (an earlier call's drop, carried over it) leaves reported,
+   * and its choice is recorded empty, so the next call does not bring it back. Undefined when every block stays.
    */
-  review(facts: CallFacts, point: CompressionPoint, projection: Projection): StagePlan | undefined {
+  review(facts: CallFacts, point: CompressionPoint, projection: Projection, folded: boolean): StagePlan | undefined {
     const kept = new Map<number, readonly string[]>();
     const reviews: BlockReview[] = [];
     for (const [at, chosen] of point.recalls) {
-      const review = this.reviewBlock(facts, point, projection, at, chosen);
+      const review = this.reviewBlock(facts, point, projection, at, chosen, folded);
       if (review.items) kept.set(at, review.items);
       reviews.push(review);
     }
@@ -136,10 +138,9 @@ export class RecallStage {
     projection: Projection,
     at: number,
     chosen: readonly string[],
+    folded: boolean,
   ): BlockReview {
-    if (at < point.coveredCount) {
-      return { items: undefined, changed: true, piecesRedacted: 0, blocksDropped: 0, decisions: [] };
-    }
+    if (at < point.coveredCount) return this.leftWithItsMessage(facts, at, chosen, folded);
     // pieces of results the model redacted since the choice leave the block, and the stored choice with them, so
     // the call that takes them out reports it and a retry finds it done
     const items = this.withoutRedacted(facts, chosen);
@@ -170,6 +171,20 @@ export class RecallStage {
       details: `the recall block made for an earlier user message left the prompt (${block.tokens} tokens, more than the ${after} tokens after it)`,
     };
     return { items: [], changed: true, piecesRedacted, blocksDropped: 1, decisions: [...redaction, dropped] };
+  }
+
+  /** A block whose user message is no longer in the prompt (folded, or left out by a drop). */
+  private leftWithItsMessage(facts: CallFacts, at: number, chosen: readonly string[], folded: boolean): BlockReview {
+    const block = this.block(facts, at, chosen);
+    if (folded || !block)
+      return { items: undefined, changed: true, piecesRedacted: 0, blocksDropped: 0, decisions: [] };
+    const decision: CompressionDecision = {
+      trigger: 'recall',
+      scope: { kind: 'messages', from: at, to: at + 1 },
+      confidence: 1,
+      details: `the recall block made for a user message an earlier call's drop left out of the prompt left with it (${block.tokens} tokens)`,
+    };
+    return { items: [], changed: true, piecesRedacted: 0, blocksDropped: 1, decisions: [decision] };
   }
 
   /**

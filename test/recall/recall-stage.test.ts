@@ -16,7 +16,7 @@ describe('RecallStage.review', () => {
   const withBlock = pointAt(facts, { recalls: new Map([[8, ['0:0', '2:0', '4:0']]]) });
 
   it('takes out a block the turn after it outweighs no longer, and reports it as its own', () => {
-    const plan = recall().review(facts, withBlock, projectAt(facts, withBlock));
+    const plan = recall().review(facts, withBlock, projectAt(facts, withBlock), false);
     expect(plan?.point.recalls.get(8)).toEqual([]);
     expect(plan?.report?.recalled).toEqual({ chunks: 0, tokens: 0, blocksDropped: 1, piecesRedacted: 0 });
     expect(plan?.report?.decisions?.map((decision) => decision.trigger)).toEqual(['recall']);
@@ -26,14 +26,24 @@ describe('RecallStage.review', () => {
   it('keeps a block while a later call of the same turn runs (the latest user message is not the last)', () => {
     const loop = callFacts([...chat(11), text('assistant', 'Working on it.')]);
     const point = pointAt(loop, { recalls: new Map([[8, ['0:0', '2:0', '4:0']]]) });
-    expect(recall().review(loop, point, projectAt(loop, point))).toBeUndefined();
+    expect(recall().review(loop, point, projectAt(loop, point), false)).toBeUndefined();
   });
 
-  it('drops a block with its folded turn, without a decision', () => {
+  it('drops a block with its turn folded by this call, without a decision of its own (the fold reports it)', () => {
     const folded = pointAt(facts, { coveredCount: 9, state, recalls: withBlock.recalls });
-    const plan = recall().review(facts, folded, projectAt(facts, folded));
+    const plan = recall().review(facts, folded, projectAt(facts, folded), true);
     expect(plan?.point.recalls.size).toBe(0);
     expect(plan?.report?.decisions).toEqual([]);
+  });
+
+  it('reports a block whose message an earlier drop left out, and records it empty so it does not come back', () => {
+    // a tool step of the turn: the latest user message (8) is left out by a drop carried from an earlier call
+    const loop = callFacts([...chat(9), text('assistant', 'Working on it.'), text('user', 'ok')]);
+    const carried = pointAt(loop, { coveredCount: 9, state, recalls: new Map([[8, ['0:0', '2:0', '4:0']]]) });
+    const plan = recall().review(loop, carried, projectAt(loop, carried), false);
+    expect(plan?.point.recalls.get(8)).toEqual([]);
+    expect(plan?.report?.recalled?.blocksDropped).toBe(1);
+    expect(plan?.report?.decisions?.map((decision) => decision.trigger)).toEqual(['recall']);
   });
 });
 
