@@ -4,7 +4,13 @@ import type { CallFacts } from './call-facts.js';
 import type { CompressionPoint } from './compression-point.js';
 import type { DecideCall, DecideStage, StageServices } from './decide-call.js';
 import { carryProvisionalDrop, hardLimitDrop, restoreProvisionalDrop } from './drop-stages.js';
-import { budgetFolds, forcedFold, semanticFolds, semanticFoldsAfterBudget } from './fold-stages.js';
+import {
+  budgetFolds,
+  forcedFold,
+  semanticFolds,
+  semanticFoldsAfterBudget,
+  semanticFoldsAfterRecall,
+} from './fold-stages.js';
 import { maskResults } from './masking-stage.js';
 import type { Projection } from './projection.js';
 import { recallForLatest, reviewRecallBlocks } from './recall-stages.js';
@@ -15,7 +21,8 @@ import { runStages, type StageReport } from './run-stages.js';
  * below the threshold, then the budget's folds, then the segments the budget fold left below it (a history ends at the
  * same point whether it arrives over the threshold or again, as a retry, from the stored one); the drop an earlier
  * failed summary made, carried or undone; the oldest turns dropped when the prompt is still over the hard limit;
- * last, recall (older blocks kept or taken out, a block for a new user message).
+ * then recall (older blocks kept or taken out, a block for a new user message); last, when a budget fold and a new
+ * block were made, the segments weighed again with the block in the prompt, as a call from the stored point weighs them.
  */
 export const DECIDE_STAGES: readonly DecideStage[] = [
   maskResults,
@@ -28,6 +35,7 @@ export const DECIDE_STAGES: readonly DecideStage[] = [
   hardLimitDrop,
   reviewRecallBlocks,
   recallForLatest,
+  semanticFoldsAfterRecall,
 ];
 
 /** Where the stages left a call: the point, what the model sees there, and what changed on the way. */

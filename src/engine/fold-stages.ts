@@ -2,6 +2,7 @@ import { EMPTY_SESSION_STATE } from '../session-state/session-state.js';
 import { type FoldPlan, planBudgetFold, planSemanticFold } from '../strategies/folding.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
 import type { DecideCall, DecideStage } from './decide-call.js';
+import { recallForLatest } from './recall-stages.js';
 import type { StageContext, StagePlan } from './run-stages.js';
 
 /** Semantic folds one run of the stage may make in a row (each one summarizer call). */
@@ -40,6 +41,17 @@ export const semanticFoldsAfterBudget: DecideStage = {
   name: 'semantic-folds-after-budget',
   rounds: MAX_SEMANTIC_FOLDS,
   plan: (context) => (foldsOfBudget(context) > 0 ? semanticFold(context) : undefined),
+};
+
+/**
+ * The same, once more after recall chose a block: a call from the stored point starts with that block in its prompt,
+ * so the segments are weighed as it would weigh them (the same request sends the same prompt).
+ */
+export const semanticFoldsAfterRecall: DecideStage = {
+  name: 'semantic-folds-after-recall',
+  rounds: MAX_SEMANTIC_FOLDS,
+  plan: (context) =>
+    foldsOfBudget(context) > 0 && context.applied.includes(recallForLatest) ? semanticFold(context) : undefined,
 };
 
 /** Folds this call made on request or for the budget so far. */

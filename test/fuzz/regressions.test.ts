@@ -4,10 +4,12 @@
  */
 import type { LanguageModelV4CallOptions, LanguageModelV4Message, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type CompressEvent, withContextCompression } from '../../adapters/ai-sdk/index.js';
 import { textResult } from '../helpers/mock-model.js';
 import { jsonStore, NO_USAGE } from './harness.js';
+import { PROPERTIES } from './properties.js';
 
 const user = (text: string): LanguageModelV4Message => ({ role: 'user', content: [{ type: 'text', text }] });
 const assistant = (text: string): LanguageModelV4Message => ({ role: 'assistant', content: [{ type: 'text', text }] });
@@ -334,4 +336,20 @@ describe('new-instance-differs: a new instance on a store of JSON text sends the
     // the case exercises recall at all
     expect(seen.length).toBeGreaterThan(0);
   });
+});
+
+describe('repeat-differs: the same request after a budget fold and a new recall block', () => {
+  it('sends the same prompt: the segments are weighed with the block in the prompt, as a call from the stored point weighs them', async () => {
+    // case 7705 of `npm run fuzz -- --seed 7401 --adapter ai-sdk`: the first call folded for the budget and quoted a
+    // block; the same request again started from the stored point, with the block, and folded a finished segment more
+    const properties = PROPERTIES.filter((property) => property.adapter === 'ai-sdk');
+    const index = 7705;
+    const slot = index % properties.length;
+    const property = properties[slot] as (typeof properties)[number];
+    const perSlot = Math.floor(index / properties.length);
+    const input = fc.sample(property.arbitrary, { numRuns: perSlot + 1, seed: 7401 + slot })[perSlot];
+    const report = await property.run(input);
+    expect(report.violations).toEqual([]);
+    expect(report.coverage.get('recall') ?? 0).toBeGreaterThan(0);
+  }, 60_000);
 });
