@@ -198,7 +198,7 @@ describe('addToReport', () => {
 });
 
 describe('DECIDE_STAGES', () => {
-  it('runs masking, the folds, the drops, then recall', () => {
+  it('runs masking, the folds, the drops, recall, then the segments weighed again with a new block', () => {
     expect(DECIDE_STAGES.map((stage) => stage.name)).toEqual([
       'masking',
       'semantic-folds',
@@ -210,6 +210,7 @@ describe('DECIDE_STAGES', () => {
       'hard-limit-drop',
       'review-recall-blocks',
       'recall-for-latest',
+      'semantic-folds-after-recall',
     ]);
   });
 });
