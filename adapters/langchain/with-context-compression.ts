@@ -114,6 +114,12 @@ function keepCompressing(result: unknown, compression: Compression, info: ModelI
 
 type CallOptions = Partial<BaseChatModel['ParsedCallOptions']>;
 
+/** A streamed model call on what compression sent (undefined: the call was not compressed). */
+type Streamed<C> = (sent: CompressedBaseMessages | undefined) => AsyncIterable<C>;
+
+/** Our estimate of what a compressed call sent, to learn from a rejection; undefined when nothing was compressed. */
+const estimate = (sent: CompressedBaseMessages | undefined) => sent?.estimatedTokens;
+
 /** A stream's chunks; once it ends, the engine learns from the input tokens they reported. */
 async function* recordingUsage<C>(
   engine: CompressionEngine,
@@ -146,6 +152,8 @@ function compressingModel<T extends BaseChatModel>(model: T, compression: Compre
     const tools = (options as { tools?: unknown[] } | undefined)?.tools;
     return compressBaseMessages(engine, { messages, tools, model: info, callOptions, awareness: 'system', converter });
   };
+  const streamCompressed = <C>(messages: readonly BaseMessage[], options: unknown, run: Streamed<C>) =>
+    streamWithRetry({ engine, info, compress: () => compress(messages, options), estimate, run });
   const binder = (name: string) =>
     function (this: BaseChatModel, ...args: unknown[]) {
       return keepCompressing(callOwn(model, name, this, args), compression, info);
@@ -182,15 +190,9 @@ function compressingModel<T extends BaseChatModel>(model: T, compression: Compre
         yield* base._streamIterator.call(this, input, options);
         return;
       }
-      const messages = inputMessages(input);
-      yield* streamWithRetry({
-        engine,
-        info,
-        compress: () => compress(messages, options),
-        estimate: (sent) => sent?.estimatedTokens,
-        run: (sent) =>
-          recordingUsage(engine, info, base._streamIterator.call(this, sent?.messages ?? input, options), sent),
-      });
+      yield* streamCompressed(inputMessages(input), options, (sent) =>
+        recordingUsage(engine, info, base._streamIterator.call(this, sent?.messages ?? input, options), sent),
+      );
     },
     streamEvents(
       this: BaseChatModel,
@@ -204,13 +206,9 @@ function compressingModel<T extends BaseChatModel>(model: T, compression: Compre
       const callOptions = parsedCallOptions(self, options);
       async function* events() {
         const messages = inputMessages(input);
-        yield* streamWithRetry({
-          engine,
-          info,
-          compress: () => compress(messages, options),
-          estimate: (sent) => sent?.estimatedTokens,
-          run: (sent) => self._streamChatModelEvents(sent?.messages ?? messages, callOptions),
-        });
+        yield* streamCompressed(messages, options, (sent) =>
+          self._streamChatModelEvents(sent?.messages ?? messages, callOptions),
+        );
       }
       return new ChatModelStream(events());
     },
