@@ -11,7 +11,7 @@ import {
   semanticFoldsAfterBudget,
   semanticFoldsAfterRecall,
 } from './fold-stages.js';
-import { maskResults } from './masking-stage.js';
+import { maskResults, maskResultsAfterFold } from './masking-stage.js';
 import type { Projection } from './projection.js';
 import { recallForLatest, reviewRecallBlocks } from './recall-stages.js';
 import { runStages, type StageReport } from './run-stages.js';
@@ -21,8 +21,9 @@ import { runStages, type StageReport } from './run-stages.js';
  * below the threshold, then the budget's folds, then the segments the budget fold left below it (a history ends at the
  * same point whether it arrives over the threshold or again, as a retry, from the stored one); the drop an earlier
  * failed summary made, carried or undone; the oldest turns dropped when the prompt is still over the hard limit;
- * then recall (older blocks kept or taken out, a block for a new user message); last, when a budget fold and a new
- * block were made, the segments weighed again with the block in the prompt, as a call from the stored point weighs them.
+ * then recall (older blocks kept or taken out, a block for a new user message); when a budget fold and a new block
+ * were made, the segments weighed again with the block in the prompt; last, after any fold, masking weighed again where
+ * the call ends. Both as a call from the stored point weighs them: the same request sends the same prompt anywhere.
  */
 export const DECIDE_STAGES: readonly DecideStage[] = [
   maskResults,
@@ -36,6 +37,7 @@ export const DECIDE_STAGES: readonly DecideStage[] = [
   reviewRecallBlocks,
   recallForLatest,
   semanticFoldsAfterRecall,
+  maskResultsAfterFold([semanticFolds, forcedFold, budgetFolds, semanticFoldsAfterBudget, semanticFoldsAfterRecall]),
 ];
 
 /** Where the stages left a call: the point, what the model sees there, and what changed on the way. */

@@ -1,34 +1,52 @@
 import { applyMasking, planMasking } from '../strategies/masking-plan.js';
-import type { DecideStage } from './decide-call.js';
+import type { DecideCall, DecideStage } from './decide-call.js';
 import { recordFor } from './record-for.js';
+import type { StageContext } from './run-stages.js';
+
+type Context = StageContext<DecideCall>;
 
 /** Old and stale tool results masked in one batch, when the budget presses or the batch pays for its cache break. */
 export const maskResults: DecideStage = {
   name: 'masking',
-  plan: ({ call, point, projection }) => {
-    const { facts, services } = call;
-    const { masking, staleness } = services.settings;
-    if (!masking) return undefined;
-    const plan = planMasking({
-      facts,
-      point,
-      projection,
-      pressure: call.pressure,
-      force: call.force,
-      masking,
-      staleness,
-      economics: call.economics,
-      meter: services.meter,
-      placeholderTokens: services.memos.placeholderTokens,
-      descriptions: services.memos.descriptions,
-      termMemo: services.memos.terms,
-    });
-    if (!plan) return undefined;
-    const masked = applyMasking(point, plan, facts.messages.length);
-    return {
-      // a later record of this call never goes below the one this step determines
-      point: { ...masked, minThrough: recordFor(facts, masked).through },
-      report: { decisions: plan.decisions, masked: { count: plan.keys.length, tokensFreed: plan.freed } },
-    };
-  },
+  plan: (context) => maskingPlan(context, context.call.pressure),
 };
+
+/**
+ * After a fold, the results weighed again where the call now stands, as a call starting from the stored point weighs
+ * them (the same request sends the same prompt on any instance): its pressure is the prompt's size now, its cache
+ * arithmetic the prompt after the fold.
+ */
+export const maskResultsAfterFold = (folds: readonly DecideStage[]): DecideStage => ({
+  name: 'masking-after-fold',
+  plan: (context) =>
+    context.applied.some((stage) => folds.includes(stage))
+      ? maskingPlan(context, context.call.force || context.tokens > context.call.facts.limits.compressAt)
+      : undefined,
+});
+
+function maskingPlan({ call, point, projection }: Context, pressure: boolean) {
+  const { facts, services } = call;
+  const { masking, staleness } = services.settings;
+  if (!masking) return undefined;
+  const plan = planMasking({
+    facts,
+    point,
+    projection,
+    pressure,
+    force: call.force,
+    masking,
+    staleness,
+    economics: call.economics,
+    meter: services.meter,
+    placeholderTokens: services.memos.placeholderTokens,
+    descriptions: services.memos.descriptions,
+    termMemo: services.memos.terms,
+  });
+  if (!plan) return undefined;
+  const masked = applyMasking(point, plan, facts.messages.length);
+  return {
+    // a later record of this call never goes below the one this step determines
+    point: { ...masked, minThrough: recordFor(facts, masked).through },
+    report: { decisions: plan.decisions, masked: { count: plan.keys.length, tokensFreed: plan.freed } },
+  };
+}

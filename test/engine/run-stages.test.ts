@@ -198,7 +198,7 @@ describe('addToReport', () => {
 });
 
 describe('DECIDE_STAGES', () => {
-  it('runs masking, the folds, the drops, recall, then the segments weighed again with a new block', () => {
+  it('runs masking, the folds, the drops, recall, the segments weighed again with a new block, then masking after a fold', () => {
     expect(DECIDE_STAGES.map((stage) => stage.name)).toEqual([
       'masking',
       'semantic-folds',
@@ -211,6 +211,7 @@ describe('DECIDE_STAGES', () => {
       'review-recall-blocks',
       'recall-for-latest',
       'semantic-folds-after-recall',
+      'masking-after-fold',
     ]);
   });
 });

@@ -353,3 +353,20 @@ describe('repeat-differs: the same request after a budget fold and a new recall 
     expect(report.coverage.get('recall') ?? 0).toBeGreaterThan(0);
   }, 60_000);
 });
+
+describe('new-instance-differs: after a semantic fold, masking weighed where the call ends', () => {
+  it('masks what a new instance starting from the stored point masks', async () => {
+    // case 7319 of `npm run fuzz -- --seed 7402 --adapter langchain`: a call folded a finished segment and masked
+    // nothing; a new instance on the store, starting after the fold, found masking a stale result worth its break
+    const properties = PROPERTIES.filter((property) => property.adapter === 'langchain');
+    const index = 7319;
+    const slot = index % properties.length;
+    const property = properties[slot] as (typeof properties)[number];
+    const perSlot = Math.floor(index / properties.length);
+    const input = fc.sample(property.arbitrary, { numRuns: perSlot + 1, seed: 7402 + slot })[perSlot];
+    const report = await property.run(input);
+    expect(report.violations).toEqual([]);
+    expect(report.coverage.get('fold') ?? 0).toBeGreaterThan(0);
+    expect(report.coverage.get('masking') ?? 0).toBeGreaterThan(0);
+  }, 60_000);
+});
