@@ -24,6 +24,7 @@ import {
   guarded,
   jsonStore,
   libraryOptions,
+  NO_USAGE,
 } from './harness.js';
 import { ConversationChecker, type Violation } from './invariants.js';
 import { AI_SDK, LANGCHAIN, type PromptKind } from './prompt-kinds.js';
@@ -149,7 +150,11 @@ const AI_SDK_SENDER: Sender<LanguageModelV4Prompt> = {
   kind: AI_SDK,
   render: toV4Prompt,
   model(options) {
-    const mock = new MockLanguageModelV4({ modelId: 'fuzz-model', doGenerate: async () => textResult('ok') });
+    // no usage reported (the mock's default reports 10 input tokens, which a short first prompt would calibrate to)
+    const mock = new MockLanguageModelV4({
+      modelId: 'fuzz-model',
+      doGenerate: async () => ({ ...textResult('ok'), usage: NO_USAGE }),
+    });
     const model = withAiSdk(mock, options);
     return async (prompt) => {
       await model.doGenerate({ prompt });

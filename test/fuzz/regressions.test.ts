@@ -370,3 +370,20 @@ describe('new-instance-differs: after a semantic fold, masking weighed where the
     expect(report.coverage.get('masking') ?? 0).toBeGreaterThan(0);
   }, 60_000);
 });
+
+describe('new-instance-differs: a harness whose model reported usage', () => {
+  it('compares instances calibrated alike: the mock model reports no input tokens', async () => {
+    // case 2269 of `npm run fuzz -- --seed 8811 --adapter ai-sdk`: the mock reported 10 input tokens per call, so a
+    // first prompt of about 40 tokens calibrated the first instance to a quarter of our count (thresholds 4x higher)
+    // while the new instance, which never saw a response, folded at the real thresholds
+    const properties = PROPERTIES.filter((property) => property.adapter === 'ai-sdk');
+    const index = 2269;
+    const slot = index % properties.length;
+    const property = properties[slot] as (typeof properties)[number];
+    const perSlot = Math.floor(index / properties.length);
+    const input = fc.sample(property.arbitrary, { numRuns: perSlot + 1, seed: 8811 + slot })[perSlot];
+    const report = await property.run(input);
+    expect(report.violations).toEqual([]);
+    expect(report.coverage.get('fold') ?? 0).toBeGreaterThan(0);
+  }, 60_000);
+});
