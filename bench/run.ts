@@ -17,6 +17,8 @@
  *    server and in a cold process, and one huge or pathological message early in a chat (bench/first-calls.ts).
  * 9. When the provider counts more than we do: each fixture history resent to a new middleware where a provider
  *    counting 1.5x, 2x or 3x first rejects it, with and without the retry (bench/provider-disagrees.ts).
+ * 10. Summaries ahead of time: a 60-step agent loop per fixture source with a 1.5 s summarizer, with and without
+ *    `summarizeAhead`: the steps that waited for a summary, the tokens sent, the summaries made (bench/summaries-ahead.ts).
  */
 import { resolve } from 'node:path';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
@@ -34,6 +36,7 @@ import { neededLater } from './needed-later.js';
 import { overhead } from './overhead.js';
 import { providerDisagrees } from './provider-disagrees.js';
 import { format, percentile } from './stats.js';
+import { summariesAhead } from './summaries-ahead.js';
 import { tokenizerTable } from './tokenizers.js';
 import { worstCaseCounting } from './worst-case-counting.js';
 
@@ -281,6 +284,16 @@ async function manyConversationsSection(): Promise<void> {
   await manyConversations(texts);
 }
 
+/** Section 10 reads the fixture trajectories; without them it says so. */
+async function summariesAheadSection() {
+  const dir = fixturesDir();
+  if (!dir) {
+    console.log('\n10. Summaries ahead of time: skipped, ../shared/fixtures is not beside this checkout');
+    return;
+  }
+  await summariesAhead(readSessions(resolve(dir, 'trajectories.jsonl')));
+}
+
 /** `npm run bench -- --only 1,3` runs some sections; all of them by default. */
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1]?.split(',') : undefined;
 const runs = (section: string) => !only || only.includes(section);
@@ -295,3 +308,4 @@ if (runs('6')) await perSourceSection();
 if (runs('7')) await manyConversationsSection();
 if (runs('8')) await firstCalls();
 if (runs('9')) await providerDisagrees();
+if (runs('10')) await summariesAheadSection();

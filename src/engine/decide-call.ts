@@ -28,6 +28,21 @@ export interface StageServices {
     readonly terms: TermMemo;
   };
   readonly folds: FoldRunner;
+  /** Summaries made ahead of time (see `FoldsAhead`), undefined when off: folds that can wait are put off. */
+  readonly ahead:
+    | {
+        /** False once the engine is closed (`summarizeAhead.signal` aborted): folds are then made at once. */
+        active(): boolean;
+        /** The fold pending for this point, if one is and still fits the history, and whether it is due. */
+        find(
+          facts: CallFacts,
+          point: CompressionPoint,
+          projection: Projection,
+        ): Promise<{ cut: number; due: boolean } | undefined>;
+        /** Plans a fold of this point to `cut`, made from a later call on, its summary started in the background. */
+        plan(facts: CallFacts, point: CompressionPoint, cut: number): Promise<void>;
+      }
+    | undefined;
   readonly recall: RecallStage;
   project(facts: CallFacts, point: CompressionPoint): Projection;
   total(projection: Projection, point: CompressionPoint): number;

@@ -16,10 +16,11 @@ import { budgetLimits } from '../options/budget.js';
 import { lookupContextWindow } from '../options/context-windows.js';
 import { type EngineSettings, engineSettings } from '../options/engine-settings.js';
 import { type CompressionOptions, checkReserve, type ResolvedOptions, resolveOptions } from '../options/options.js';
-import { foldLease } from '../persistence/fold-lease.js';
+import { FOLD_RESULT_TTL_MS, foldLease } from '../persistence/fold-lease.js';
+import { FoldsAheadStore } from '../persistence/folds-ahead-store.js';
 import { guardedStore } from '../persistence/guarded-store.js';
 import { type StateRecord, StateRecords } from '../persistence/state-records.js';
-import { memoryStateStore } from '../persistence/state-store.js';
+import { memoryStateStore, type StateStore } from '../persistence/state-store.js';
 import { SummarizerRetries } from '../persistence/summarizer-retries.js';
 import { RecallStage } from '../recall/recall-stage.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../recall/render-recall.js';
@@ -45,8 +46,10 @@ import { type Decided, decide } from './decide.js';
 import type { StageServices } from './decide-call.js';
 import { fittedRecord, refitDecision } from './fitted-record.js';
 import { FoldRunner } from './fold-runner.js';
+import { FoldsAhead } from './folds-ahead.js';
 import { HistoryMemory } from './history-memory.js';
 import { checkedRecord, pairedInput } from './input-checks.js';
+import { freedUnderPressure } from './masking-stage.js';
 import { OverflowLearning } from './overflow-learning.js';
 import { OwnToolsSeen } from './own-tools-seen.js';
 import { type Projection, type ProjectionCache, project } from './projection.js';
@@ -82,6 +85,8 @@ export class CompressionEngine {
   readonly calibration = new TokenCalibration();
   private readonly records: StateRecords;
   private readonly folds: FoldRunner;
+  /** Summaries made ahead of time, when on. */
+  private readonly ahead: FoldsAhead | undefined;
   private readonly analyses = new StepAnalyses();
   private readonly histories = new HistoryMemory();
   private readonly siteIndex = new ResultSiteIndex();
@@ -133,30 +138,19 @@ export class CompressionEngine {
         : gptTokenizerCounter(),
     );
     // a store of the caller's is bounded in time and its failures read as absent records; the memory store cannot fail
-    const { stateTtlMs, summarizerTimeoutMs, storeTimeoutMs, embedder, embedderTimeoutMs } = resolved;
+    const { stateTtlMs, storeTimeoutMs, embedder, embedderTimeoutMs } = resolved;
     const onStoreError = (error: StoreError) => onError({ error, fallback: 'without-store' });
     const store = resolved.store ? guardedStore(resolved.store, storeTimeoutMs, onStoreError) : memoryStateStore();
     // index writes queued by the caller's store object: the engines of a process that share it write in turn
     this.records = new StateRecords(store, stateTtlMs, onStoreError, resolved.store ?? store);
     this.embeddings = embedder && new EmbeddingCache(embedder, embedderTimeoutMs);
     const onEmbedderError = (error: EmbedderError) => onError({ error, fallback: 'lexical' });
-    this.folds = new FoldRunner(
-      toSummarizer(resolved.summarizer),
-      { timeoutMs: summarizerTimeoutMs, contextWindow: resolved.summarizerContextWindow },
-      this.meter,
-      this.embeddings,
-      onEmbedderError,
-      resolved.acknowledgement,
-      foldLease(store, resolved.store !== undefined && resolved.foldLease, {
-        stateTtlMs,
-        summarizerTimeoutMs,
-        embedderTimeoutMs: embedder ? embedderTimeoutMs : 0,
-        storeTimeoutMs,
-      }),
-      new SummarizerRetries(store, stateTtlMs),
-    );
+    this.folds = foldRunner(resolved, store, this.meter, this.embeddings, onEmbedderError);
     this.prefixHashes = new PrefixHashes(this.meter);
     this.settings = engineSettings(resolved);
+    this.ahead =
+      this.settings.ahead &&
+      new FoldsAhead(this.folds, new FoldsAheadStore(store, stateTtlMs), this.settings.ahead, onError);
     this.ownTools = new OwnToolsSeen(this.settings.awareness);
     this.reporter = new CallReporter(this.listeners, this.meter, resolved.onCall !== undefined);
     this.recalls = new RecallStage(this.meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, {
@@ -173,6 +167,11 @@ export class CompressionEngine {
         terms: this.termMemo,
       },
       folds: this.folds,
+      ahead: this.ahead && {
+        active: () => !this.settings.ahead?.signal?.aborted,
+        find: (facts, point, projection) => (this.ahead as FoldsAhead).find(facts, point, projection),
+        plan: (facts, point, cut) => (this.ahead as FoldsAhead).plan(facts, point, cut),
+      },
       recall: this.recalls,
       project: (facts, point) => this.project(facts, point),
       total: (projection, point) => this.total(projection, point),
@@ -286,6 +285,7 @@ export class CompressionEngine {
   async compress(input: CompressInput): Promise<CompressOutput> {
     await this.meter.counter.load?.();
     const facts = this.read(pairedInput(input, this.listeners.onError, this.pairings));
+    this.ahead?.paced(facts);
     const found = await this.records.find({
       scope: facts.scope,
       anchor: facts.anchor,
@@ -335,6 +335,16 @@ export class CompressionEngine {
     }
 
     const estimatedTokens = this.total(projection, point);
+    // a call that did not fold may plan the fold a later call will need, summarized after this prompt went out
+    if (this.ahead && decided.messagesFolded === 0 && !decided.failure) {
+      await this.ahead.consider(facts, {
+        point,
+        projection,
+        tokens: estimatedTokens,
+        stateTokens: this.stateTokens(point.state),
+        maskable: () => freedUnderPressure(this.services, facts, point, projection),
+      });
+    }
     const { decisions, event } = this.reporter.changes({
       facts,
       decided,
@@ -481,4 +491,31 @@ export class CompressionEngine {
     if (!state) return 0;
     return this.stateMessages(state).reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
   }
+}
+
+/** The engine's fold runner: its summarizer, with the fold lease and the stored waits of the engine's store. */
+function foldRunner(
+  resolved: ResolvedOptions,
+  store: StateStore,
+  meter: MessageMeter,
+  embeddings: EmbeddingCache | undefined,
+  onEmbedderError: (error: EmbedderError) => void,
+): FoldRunner {
+  const { stateTtlMs, summarizerTimeoutMs, storeTimeoutMs, embedder, embedderTimeoutMs } = resolved;
+  return new FoldRunner(
+    toSummarizer(resolved.summarizer),
+    { timeoutMs: summarizerTimeoutMs, contextWindow: resolved.summarizerContextWindow },
+    meter,
+    embeddings,
+    onEmbedderError,
+    resolved.acknowledgement,
+    foldLease(store, resolved.store !== undefined && resolved.foldLease, {
+      stateTtlMs,
+      summarizerTimeoutMs,
+      embedderTimeoutMs: embedder ? embedderTimeoutMs : 0,
+      storeTimeoutMs,
+    }),
+    new SummarizerRetries(store, stateTtlMs),
+    { store, ttlMs: Math.min(stateTtlMs, FOLD_RESULT_TTL_MS) },
+  );
 }

@@ -13,6 +13,7 @@ import {
   readSharedFold,
   sharedFoldValue,
 } from '../persistence/fold-lease.js';
+import type { StateStore } from '../persistence/state-store.js';
 import type { SummarizerRetries } from '../persistence/summarizer-retries.js';
 import { fitState } from '../session-state/fit-state.js';
 import { nextToolCalls, withoutEngineFields } from '../session-state/folded-calls.js';
@@ -47,6 +48,12 @@ export type FoldResult =
       readonly failure: SummarizerError;
     };
 
+/** A store where the summaries of folds are kept for other instances, and for how long. */
+export interface SharedFolds {
+  readonly store: Pick<StateStore, 'get' | 'set'>;
+  readonly ttlMs: number;
+}
+
 /** Folds remembered after they finished, so calls that planned them while they ran (a slow store) reuse them. */
 const REMEMBERED_FOLDS = 256;
 
@@ -72,6 +79,8 @@ export class FoldRunner {
   private readonly timeoutMs: number;
   /** The summarizer's window, when it has one. */
   private readonly window: SummarizerWindow | undefined;
+  /** Milliseconds a fold's summary took lately (a moving average), undefined before the first. */
+  private averageMs: number | undefined;
 
   constructor(
     private readonly summarizer: Summarizer,
@@ -89,6 +98,11 @@ export class FoldRunner {
     private readonly lease?: FoldLease,
     /** Where the waits after a discarded fold are stored, so every instance on the store waits alike. */
     private readonly retries?: SummarizerRetries,
+    /**
+     * Without a lease, where the summaries made ahead of time are kept under their fold's key, so that another
+     * instance on the store makes that fold with the same summary (a lease keeps every fold's summary there).
+     */
+    private readonly shared?: SharedFolds,
   ) {
     this.timeoutMs = timeoutMs;
     this.window = summarizerWindow(summarizer, contextWindow);
@@ -116,32 +130,53 @@ export class FoldRunner {
     await this.retries?.save(facts.scope, facts.conversation, from);
   }
 
-  /** Folds the messages of a plan into the state; a summarizer failure is returned, any other error thrown. */
-  async run(facts: CallFacts, point: CompressionPoint, plan: FoldPlan): Promise<FoldResult> {
+  /** The summarizer's name, for its errors. */
+  get summarizerName(): string {
+    return this.summarizer.name;
+  }
+
+  /** Milliseconds a summary took lately (a moving average over this instance's folds), undefined before the first. */
+  get summaryMs(): number | undefined {
+    return this.averageMs;
+  }
+
+  /**
+   * Folds the messages of a plan into the state; a summarizer failure is returned, any other error thrown. `signal`
+   * aborts the summarizer calls (a fold made ahead of time, when the engine is closed).
+   */
+  async run(
+    facts: CallFacts,
+    point: CompressionPoint,
+    plan: FoldPlan,
+    { signal, ahead = false }: { signal?: AbortSignal | undefined; ahead?: boolean } = {},
+  ): Promise<FoldResult> {
     const started = performance.now();
     // the folded messages (a prefix hash pair) from the state they extend (its content, in any key order: stores
-    // return copies, read through the schema), by a summarizer of this name
+    // return copies, read through the schema), by a summarizer of this name; not the state's cap, which moves with
+    // the calibration: each call fits the state to its own
     const key = [
       facts.namespace,
       facts.prefixHashes[point.coveredCount],
       facts.prefixHashes[plan.cut],
       point.state ? hashString(canonicalJson(point.state)) : '-',
       this.summarizer.name,
-      facts.limits.maxStateTokens,
       facts.retrievalToolName ?? '-',
       facts.redactionToolName,
     ].join('\u0000');
     let pending = this.folds.get(key);
     if (!pending) {
-      pending = this.lease ? this.foldOnce(this.lease, facts, point, plan, key) : this.fold(facts, point, plan);
+      pending = this.lease
+        ? this.foldOnce(this.lease, facts, point, plan, key, signal)
+        : this.foldShared(facts, point, plan, key, { signal, ahead });
       this.folds.set(key, pending);
       pending.catch(() => this.folds.delete(key));
     }
     try {
       const { state, rejected, calls } = await pending;
       this.failures.delete(facts.conversation);
+      const fitted = fitState(state, facts.limits.maxStateTokens, this.meter, this.acknowledgement);
       return {
-        point: applyFold(point, plan.cut, state),
+        point: applyFold(point, plan.cut, fitted),
         summarizerMs: performance.now() - started,
         summarizerCalls: calls,
         quotesRejected: rejected,
@@ -167,6 +202,7 @@ export class FoldRunner {
     point: CompressionPoint,
     plan: FoldPlan,
     key: string,
+    signal: AbortSignal | undefined,
   ): Promise<Folded> {
     const { store } = lease;
     const keys = foldLeaseKeys(facts.scope, key);
@@ -178,7 +214,7 @@ export class FoldRunner {
       // reads while another holds the lease; a write only when it looks free
       const held = await store.get(keys.lease);
       const state = leaseState(held);
-      if (state === 'unread') return this.fold(facts, point, plan);
+      if (state === 'unread') return this.fold(facts, point, plan, undefined, signal);
       // a lease past its time (a store that keeps no TTL, a crashed holder) is removed, then taken like a free one
       if (state === 'free' && held !== undefined) await store.delete(keys.lease);
       if (state === 'free' && (await store.setIfAbsent(keys.lease, mine, { ttlMs: lease.leaseMs }))) break;
@@ -201,7 +237,7 @@ export class FoldRunner {
         if (isLease(await store.get(keys.lease), mine))
           await store.set(keys.lease, { ...mine, until: Date.now() + lease.leaseMs }, { ttlMs: lease.leaseMs });
       };
-      const folded = await this.fold(facts, point, plan, renew);
+      const folded = await this.fold(facts, point, plan, renew, signal);
       await store.set(keys.result, sharedFoldValue(folded), { ttlMs: lease.resultTtlMs });
       return folded;
     } finally {
@@ -210,12 +246,35 @@ export class FoldRunner {
     }
   }
 
+  /**
+   * Without a lease: the summary made ahead of time for this fold by any instance on the store, else the fold made
+   * here (and kept for the others when it is made ahead of time).
+   */
+  private async foldShared(
+    facts: CallFacts,
+    point: CompressionPoint,
+    plan: FoldPlan,
+    key: string,
+    { signal, ahead }: { signal: AbortSignal | undefined; ahead: boolean },
+  ): Promise<Folded> {
+    const { shared } = this;
+    if (!shared) return this.fold(facts, point, plan, undefined, signal);
+    const keys = foldLeaseKeys(facts.scope, key);
+    const stored = readSharedFold(await shared.store.get(keys.result));
+    if (stored) return { ...stored, calls: 0 };
+    const folded = await this.fold(facts, point, plan, undefined, signal);
+    if (ahead) await shared.store.set(keys.result, sharedFoldValue(folded), { ttlMs: shared.ttlMs });
+    return folded;
+  }
+
   private async fold(
     facts: CallFacts,
     point: CompressionPoint,
     plan: FoldPlan,
     beforeCall?: () => Promise<void>,
+    signal?: AbortSignal,
   ): Promise<Folded> {
+    const started = performance.now();
     const folded = messagesToFold(facts, point, plan.cut, this.meter);
     // the timeline and the folded calls are the engine's: summarizers neither see nor write them
     const { state: summarized, calls } = await summarizeInChunks(this.summarizer, {
@@ -226,7 +285,10 @@ export class FoldRunner {
       window: this.window,
       meter: this.meter,
       beforeCall,
+      signal,
     });
+    const took = performance.now() - started;
+    this.averageMs = this.averageMs === undefined ? took : 0.7 * this.averageMs + 0.3 * took;
     // a summarizer's own timeline or call list is not taken: those are the engine's
     const { state, rejected } = verifySalience(withoutEngineFields(summarized), point.state, folded);
     const merged = await mergeSimilarQuotes(state, this.embeddings, this.onEmbedderError);
@@ -236,12 +298,7 @@ export class FoldRunner {
     );
     // with the retrieval tool in the call, the folded calls are listed by id: the model can ask for their results
     const toolCalls = nextToolCalls(point.state?.toolCalls, folded, facts);
-    const fitted = fitState(
-      { ...merged, timeline, ...(toolCalls ? { toolCalls } : {}) },
-      facts.limits.maxStateTokens,
-      this.meter,
-      this.acknowledgement,
-    );
-    return { state: fitted, rejected, calls };
+    // fitted to each call's cap when it is used (see `run`): a cap that moved with the calibration since reuses it
+    return { state: { ...merged, timeline, ...(toolCalls ? { toolCalls } : {}) }, rejected, calls };
   }
 }

@@ -1,6 +1,7 @@
 import { EMPTY_SESSION_STATE } from '../session-state/session-state.js';
 import { type FoldPlan, planBudgetFold, planSemanticFold } from '../strategies/folding.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
+import type { CompressionPoint } from './compression-point.js';
 import type { DecideCall, DecideStage } from './decide-call.js';
 import { recallForLatest } from './recall-stages.js';
 import type { StageContext, StagePlan } from './run-stages.js';
@@ -32,9 +33,54 @@ export const forcedFold: DecideStage = {
 export const budgetFolds: DecideStage = {
   name: 'budget-folds',
   rounds: MAX_BUDGET_FOLDS,
-  plan: (context) =>
-    foldsOfBudget(context) < MAX_BUDGET_FOLDS ? fold(context, budgetPlan(context, false), false) : undefined,
+  plan: async (context) => {
+    if (foldsOfBudget(context) >= MAX_BUDGET_FOLDS) return undefined;
+    const plan = budgetPlan(context, false);
+    const when = { canWait: budgetWaits(context), shallower: true };
+    return fold(context, plan && (await whenSummarized(context, plan, when)), false);
+  },
 };
+
+/** Whether the budget's fold may wait for its summary: the prompt is below the hard limit. */
+function budgetWaits({ call, tokens }: Context): boolean {
+  return tokens <= call.facts.limits.hardLimit;
+}
+
+/**
+ * A fold as it is made now, with summaries made ahead of time: the fold pending for this point once it is due (its
+ * summary had the time to be made), or before when the fold cannot wait; a fold that can wait, with none pending, is
+ * planned (its summary started in the background) and made by a later call. Without them, the fold as planned.
+ */
+async function whenSummarized(
+  context: Context,
+  plan: FoldPlan,
+  { canWait, shallower }: { canWait: boolean; shallower: boolean },
+): Promise<FoldPlan | undefined> {
+  const { call, point, projection } = context;
+  const { ahead } = call.services;
+  if (!ahead?.active()) return plan;
+  const found = await ahead.find(call.facts, point, projection);
+  // a segment's fold takes no pending fold short of its end: it plans its own instead
+  const pending = found && (shallower || found.cut >= plan.cut) ? found : undefined;
+  if (pending && (pending.due || !canWait)) return withCut(plan, point, pending.cut);
+  if (!canWait) return plan;
+  // one fold pending at a time: it is made once due
+  if (!pending && shrinks(context, plan.cut)) await ahead.plan(call.facts, point, plan.cut);
+  return undefined;
+}
+
+/** A plan folding to the cut summarized ahead of time (the planned one, or another), saying so. */
+function withCut(plan: FoldPlan, point: CompressionPoint, cut: number): FoldPlan {
+  const { decision } = plan;
+  return {
+    cut,
+    decision: {
+      ...decision,
+      scope: { kind: 'messages', from: point.coveredCount, to: cut },
+      details: `${decision.details}${cut === plan.cut ? '' : `; folded to message ${cut} instead`}, summarized ahead of time`,
+    },
+  };
+}
 
 /** The segments a budget fold left below the threshold, folded as a call from the stored point would fold them. */
 export const semanticFoldsAfterBudget: DecideStage = {
@@ -86,7 +132,8 @@ async function semanticFold(context: Context): Promise<StagePlan | undefined> {
       : undefined;
   // a conversation waiting after a failure neither folds nor reports a fold it defers
   if ((!plan && !deferred) || (await context.call.backingOff())) return undefined;
-  const folded = await fold(context, plan, false);
+  const when = { canWait: true, shallower: true };
+  const folded = await fold(context, plan && (await whenSummarized(context, plan, when)), false);
   if (folded || !deferred) return folded;
   return { point: context.point, report: { deferred: [deferred] } };
 }

@@ -1,5 +1,9 @@
+import { cacheEconomics } from '../strategies/cache-economics.js';
 import { applyMasking, planMasking } from '../strategies/masking-plan.js';
-import type { DecideCall, DecideStage } from './decide-call.js';
+import type { CallFacts } from './call-facts.js';
+import type { CompressionPoint } from './compression-point.js';
+import type { DecideCall, DecideStage, StageServices } from './decide-call.js';
+import type { Projection } from './projection.js';
 import { recordFor } from './record-for.js';
 import type { StageContext } from './run-stages.js';
 
@@ -24,7 +28,30 @@ export const maskResultsAfterFold = (folds: readonly DecideStage[]): DecideStage
       : undefined,
 });
 
-function maskingPlan({ call, point, projection }: Context, pressure: boolean) {
+/**
+ * Tokens masking would free where a call stands if the prompt were over the threshold (every candidate cleared): what
+ * a call that crosses the threshold frees before it folds.
+ */
+export function freedUnderPressure(
+  services: StageServices,
+  facts: CallFacts,
+  point: CompressionPoint,
+  projection: Projection,
+): number {
+  const call = { facts, services, force: false, economics: cacheEconomics(services.cachePricing, facts) };
+  return maskingPlan({ call, point, projection }, true)?.report.masked.tokensFreed ?? 0;
+}
+
+function maskingPlan(
+  {
+    call,
+    point,
+    projection,
+  }: Pick<Context, 'point' | 'projection'> & {
+    call: Pick<DecideCall, 'facts' | 'services' | 'force' | 'economics'>;
+  },
+  pressure: boolean,
+) {
   const { facts, services } = call;
   const { masking, staleness } = services.settings;
   if (!masking) return undefined;

@@ -184,6 +184,23 @@ const foldLeaseShape = {
 /** One summarizer run per fold across instances sharing a store. */
 const FoldLeaseOptionsSchema: StrictObject<typeof foldLeaseShape> = z.strictObject(foldLeaseShape);
 
+const summarizeAheadShape = {
+  /**
+   * Given each background summary, to keep a serverless function alive until it is done: Vercel's `waitUntil`
+   * (`@vercel/functions`), Next.js `after`, a Worker's `ctx.waitUntil`. @default none
+   */
+  waitUntil: callback<(work: Promise<unknown>) => void>().optional(),
+  /** Aborts the summaries running and starts no more (a server shutting down). @default none */
+  signal: custom<AbortSignal>(
+    'an AbortSignal',
+    (value) =>
+      typeof value === 'object' && value !== null && 'aborted' in value && hasMethods(value, ['addEventListener']),
+  ).optional(),
+};
+
+/** Summaries made in the background before the call that needs them. */
+const SummarizeAheadOptionsSchema: StrictObject<typeof summarizeAheadShape> = z.strictObject(summarizeAheadShape);
+
 const triggersShape = {
   /** Semantic folds below the budget threshold (they need `folding`); `false` turns them off. @default on */
   semantic: switchable(SemanticTriggerOptionsSchema).prefault({}),
@@ -279,6 +296,18 @@ const compressionOptionsShape = {
    * @default { waitMs: 3000 }
    */
   foldLease: switchable(FoldLeaseOptionsSchema).prefault({}),
+  /**
+   * Summaries made ahead of time, so no request waits for the summarizer: a fold is summarized in the background
+   * (after the call's prompt went out) and made by the first call from a history length at which its summary had the
+   * time to be made (as many calls on as a summary takes, measured). The fold the call crossing the threshold will
+   * need is planned a few calls before it; a finished segment's fold, and the budget's while the prompt is below the
+   * hard limit, wait for their summary (only a prompt over the hard limit folds at once). The plan is stored, so the
+   * same request sends the same prompt on any instance. One summary per conversation at a time; a failure goes to
+   * `onError` (`fallback: 'continued'`). `false` turns it off.
+   * @default on with a model summarizer (an AI SDK or LangChain model, `modelSummarizer`, `chatModelSummarizer`), off
+   * with a function (turn it on with `{}` for one that calls a model) and with the extractive summarizer
+   */
+  summarizeAhead: switchable(SummarizeAheadOptionsSchema).optional(),
   /** Separates stored states, e.g. per tenant; per-call options can add to it. @default '' */
   namespace: text().default(''),
   /** Text appended to the system prompt on every call; empty: none. @default DEFAULT_AWARENESS_BLOCK */

@@ -1,3 +1,4 @@
+import type { AheadSettings } from '../engine/folds-ahead.js';
 import type { MaskingSettings } from '../strategies/observation-masking.js';
 import { DEFAULT_REDACTION_TOOL_NAME, type RedactionRules } from '../strategies/redaction.js';
 import type { Message } from '../transcript/transcript.js';
@@ -24,11 +25,16 @@ export interface EngineSettings {
   /** The awareness block appended to the system prompt, undefined when turned off. */
   readonly awareness: Message | undefined;
   readonly acknowledgement: string;
+  /** Summaries made ahead of time, undefined when off (or folding is off). */
+  readonly ahead: AheadSettings | undefined;
 }
 
 /** The settings the engine runs with, from resolved options. */
 export function engineSettings(options: ResolvedOptions): EngineSettings {
-  const { masking, triggers, redaction, folding, awarenessBlock } = options;
+  const { masking, triggers, redaction, folding, awarenessBlock, summarizeAhead, summarizer } = options;
+  // on by default with a model summarizer (seconds a summary); a function may be anything, the extractive one is fast
+  const ahead =
+    summarizeAhead ?? (typeof summarizer !== 'function' && summarizer.name.startsWith('model:') ? {} : false);
   return {
     masking: masking || undefined,
     staleness: masking ? triggers.staleness || undefined : undefined,
@@ -41,5 +47,6 @@ export function engineSettings(options: ResolvedOptions): EngineSettings {
       ? { role: 'system', parts: [{ type: 'text', text: awarenessBlock }], synthetic: 'awareness' }
       : undefined,
     acknowledgement: options.acknowledgement,
+    ahead: folding && ahead ? ahead : undefined,
   };
 }

@@ -57,12 +57,7 @@ export function planBudgetFold({
     0,
     Math.min(limits.compressTo, limits.compressAt - ROOM_FOR_CALLS * layout.growthPerCall()),
   );
-  const cut = layout.chooseCut({
-    covered: from,
-    stateTokens: stateTokens + growth,
-    targetTokens,
-    force,
-  });
+  const cut = layout.chooseCut({ covered: from, stateTokens: stateTokens + growth, targetTokens, force });
   if (cut === undefined) return undefined;
   return {
     cut,
@@ -73,6 +68,60 @@ export function planBudgetFold({
       details: force
         ? `folded ${cut - from} messages on request`
         : `prompt at ${limits.percent(tokensBefore)} of the budget passed the ${limits.percent(limits.compressAt)} threshold; folded ${cut - from} messages into the session state`,
+    },
+  };
+}
+
+/**
+ * The budget fold a call that crosses the threshold will ask for, planned ahead from a call below it, so its summary
+ * can be made in the background: the call that crosses is at most one call's growth past the threshold, and the fold
+ * must take it to the budget fold's target then, so the cut is chosen for the prompt as it will be (deeper than a
+ * fold now would go). Undefined when nothing can be folded, or the prompt is not expected to cross within `calls`.
+ */
+export function planFoldAhead({
+  facts,
+  point,
+  projection,
+  stateTokens,
+  tokens,
+  calls,
+  maskable,
+}: {
+  facts: CallFacts;
+  point: CompressionPoint;
+  projection: Projection;
+  /** Tokens of the state pair of the current point. */
+  stateTokens: number;
+  /** Tokens of the prompt at `point`. */
+  tokens: number;
+  /** Model calls a summary takes to be made, as measured: how far ahead the fold is planned. */
+  calls: number;
+  /** Tokens masking frees when the prompt is over the threshold (asked only near it). */
+  maskable: () => number;
+}): FoldPlan | undefined {
+  const { limits } = facts;
+  const { layout } = projection;
+  // the calls of a loop grow unevenly (a large tool result now and then): planned for the largest recent growth
+  const growth = layout.growthPerCall(5, true);
+  if (tokens > limits.compressAt || tokens + calls * growth <= limits.compressAt) return undefined;
+  // the call that crosses masks first: no fold when what masking frees takes it below the fold's target
+  if (limits.compressAt + growth - maskable() <= limits.compressTo) return undefined;
+  const from = point.coveredCount;
+  const target = Math.max(0, Math.min(limits.compressTo, limits.compressAt - ROOM_FOR_CALLS * growth));
+  const added = limits.compressAt + growth - tokens;
+  const cut = layout.chooseCut({
+    covered: from,
+    stateTokens: stateTokens + stateGrowth(limits.budget, layout.total(from, 0)),
+    targetTokens: Math.max(0, target - added),
+  });
+  if (cut === undefined) return undefined;
+  return {
+    cut,
+    decision: {
+      trigger: 'budget',
+      scope: { kind: 'messages', from, to: cut },
+      confidence: 1,
+      details: `prompt at ${limits.percent(tokens)} of the budget, about ${Math.ceil((limits.compressAt - tokens) / Math.max(1, growth))} calls below the ${limits.percent(limits.compressAt)} threshold; ${cut - from} messages summarized ahead of time`,
     },
   };
 }

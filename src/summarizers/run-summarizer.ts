@@ -17,24 +17,29 @@ export async function runSummarizer(
     messages,
     previous,
     timeoutMs,
-  }: { messages: readonly Message[]; previous: SessionState | undefined; timeoutMs: number },
+    signal,
+  }: {
+    messages: readonly Message[];
+    previous: SessionState | undefined;
+    timeoutMs: number;
+    /** Aborts the call from outside (a summary made ahead of time, when the engine is closed). */
+    signal?: AbortSignal | undefined;
+  },
 ): Promise<SessionState> {
   const controller = new AbortController();
+  const cancelled = signal && abortedBy(signal, controller);
   try {
-    const output = await withTimeout(
-      Promise.resolve().then(() =>
-        summarizer.summarize({
-          messages: copyMessages(messages),
-          previous: previous && structuredClone(previous),
-          abortSignal: controller.signal,
-        }),
-      ),
-      timeoutMs,
-      () => {
-        controller.abort();
-        return new SummarizerError({ summarizer: summarizer.name, reason: 'timeout' });
-      },
+    const called = Promise.resolve().then(() =>
+      summarizer.summarize({
+        messages: copyMessages(messages),
+        previous: previous && structuredClone(previous),
+        abortSignal: controller.signal,
+      }),
     );
+    const output = await withTimeout(cancelled ? Promise.race([called, cancelled.promise]) : called, timeoutMs, () => {
+      controller.abort();
+      return new SummarizerError({ summarizer: summarizer.name, reason: 'timeout' });
+    });
     const parsed = SessionStateSchema.safeParse(output);
     if (!parsed.success) {
       throw new SummarizerError({ summarizer: summarizer.name, reason: 'invalid-output', cause: parsed.error });
@@ -43,5 +48,22 @@ export async function runSummarizer(
   } catch (error) {
     if (SummarizerError.isInstance(error)) throw error;
     throw new SummarizerError({ summarizer: summarizer.name, reason: 'threw', cause: error });
+  } finally {
+    cancelled?.stop();
   }
+}
+
+/** A promise rejected when `signal` aborts (the summarizer's own signal aborted with it); `stop` stops listening. */
+function abortedBy(signal: AbortSignal, controller: AbortController): { promise: Promise<never>; stop: () => void } {
+  let onAbort = () => {};
+  const promise = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      controller.abort(signal.reason);
+      reject(signal.reason ?? new Error('aborted'));
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  promise.catch(() => undefined);
+  return { promise, stop: () => signal.removeEventListener('abort', onAbort) };
 }

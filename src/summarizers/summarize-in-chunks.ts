@@ -28,6 +28,7 @@ export async function summarizeInChunks(
     window,
     meter,
     beforeCall,
+    signal,
   }: {
     messages: readonly Message[];
     previous: SessionState | undefined;
@@ -35,10 +36,12 @@ export async function summarizeInChunks(
     window: SummarizerWindow | undefined;
     meter: MessageMeter;
     beforeCall?: (() => Promise<void>) | undefined;
+    /** Aborts the calls from outside. */
+    signal?: AbortSignal | undefined;
   },
 ): Promise<ChunkedSummary> {
   if (!window || fits(messages, chunkBudget(window, previous, meter), meter)) {
-    return { state: await runSummarizer(summarizer, { messages, previous, timeoutMs }), calls: 1 };
+    return { state: await runSummarizer(summarizer, { messages, previous, timeoutMs, signal }), calls: 1 };
   }
   let state = previous;
   let calls = 0;
@@ -46,7 +49,12 @@ export async function summarizeInChunks(
     const chunk = nextChunk(messages, from, chunkBudget(window, state, meter), meter);
     if (calls > 0) await beforeCall?.();
     // a summarizer's own timeline or call list is not carried to the next call: those are the engine's
-    const summarized = await runSummarizer(summarizer, { messages: chunk.messages, previous: state, timeoutMs });
+    const summarized = await runSummarizer(summarizer, {
+      messages: chunk.messages,
+      previous: state,
+      timeoutMs,
+      signal,
+    });
     state = withoutEngineFields(summarized);
     calls++;
     from = chunk.next;

@@ -65,9 +65,9 @@ export class FoldLayout {
   /**
    * Tokens a model call added to the history lately: the median, over the last `calls` spans from one assistant
    * message to the next, of the tokens in the span (an agent step and its results, or a turn of a chat). 0 when the
-   * history holds fewer than two assistant messages.
+   * history holds fewer than two assistant messages. `largest`: the largest of those spans instead.
    */
-  growthPerCall(calls = 5): number {
+  growthPerCall(calls = 5, largest = false): number {
     const spans: number[] = [];
     let next = -1;
     for (let index = this.messages.length - 1; index >= 0 && spans.length < calls; index--) {
@@ -76,6 +76,7 @@ export class FoldLayout {
       next = index;
     }
     if (spans.length === 0) return 0;
+    if (largest) return Math.max(...spans);
     spans.sort((a, b) => a - b);
     const middle = Math.floor(spans.length / 2);
     return spans.length % 2 === 1

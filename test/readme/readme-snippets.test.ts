@@ -51,6 +51,7 @@ const userValues: Record<Framework, { imports: string; values: Record<string, st
       tools: 'ToolSet',
       userId: 'string',
       store: 'StateStore', // the store of the Stores section
+      waitUntil: '(work: Promise<unknown>) => void', // the platform's: @vercel/functions, Next.js after()
     },
   },
   langchain: {

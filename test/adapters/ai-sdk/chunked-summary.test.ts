@@ -51,6 +51,8 @@ describe('a model summarizer with a window smaller than the fold (AI SDK)', () =
       tokenCounter: counter,
       summarizer,
       summarizerContextWindow: WINDOW,
+      // the fold made by the call that crosses the threshold, its summary waited for
+      summarizeAhead: false,
       onCompress: (event) => events.push(event),
     });
     await generateText({ model, messages: chat(61) });

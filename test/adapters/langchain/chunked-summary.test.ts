@@ -71,6 +71,8 @@ describe('a chat model summarizer with a window smaller than the fold (LangChain
       compressTo: 0.1,
       tokenCounter: counter,
       summarizer,
+      // the fold made by the call that crosses the threshold, its summary waited for
+      summarizeAhead: false,
       onCompress: (event) => events.push(event),
     });
     await model.invoke(chat(61));

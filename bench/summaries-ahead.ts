@@ -1,0 +1,122 @@
+/**
+ * Section 10: agent loops whose summarizer takes 1.5 s, with and without summaries made ahead of time. Each fixture
+ * source's runs, one after another, make a 60-step loop at a 16k window; the model answers each step in 1 s (a mock
+ * that sleeps), and the summarizer is the offline one behind a 1.5 s delay, as a model summarizer would take. Per step:
+ * the time the middleware took (a step "waits" when it took more than 250 ms: it waited for a summary), and what the
+ * loop sent and summarized.
+ */
+import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { MockLanguageModelV4 } from 'ai/test';
+import { contextCompression, extractiveSummarizer, type Summarizer } from '../adapters/ai-sdk/index.js';
+import type { SessionFile } from '../examples/lib/session-file.js';
+import { agentHistory, rebuilt, sessionPrompts } from './agent-history.js';
+
+const STEPS = 60;
+const WINDOW = 16_000;
+const SUMMARY_MS = 1_500;
+const MODEL_MS = 1_000;
+/** A step that took longer than this waited for a summary (a step takes milliseconds otherwise). */
+const WAITED_MS = 250;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const model = new MockLanguageModelV4({ modelId: 'bench-model' });
+
+interface LoopResult {
+  readonly waits: number[];
+  readonly sentTokens: number;
+  readonly summaries: number;
+  readonly folds: number;
+  readonly ahead: number;
+}
+
+/** A summarizer as slow as a model: the offline one, answering after `SUMMARY_MS`. */
+function slowSummarizer(counted: { calls: number }): Summarizer {
+  const offline = extractiveSummarizer();
+  return {
+    name: 'slow-model',
+    summarize: async (input) => {
+      counted.calls++;
+      await sleep(SUMMARY_MS);
+      return offline.summarize(input);
+    },
+  };
+}
+
+/** The loop's prompts: the history up to each assistant message, the first `STEPS` of them. */
+function stepPrompts(history: LanguageModelV4Prompt): LanguageModelV4Prompt[] {
+  const prompts: LanguageModelV4Prompt[] = [];
+  for (let index = 1; index < history.length && prompts.length < STEPS; index++) {
+    if (history[index]?.role === 'assistant') prompts.push(history.slice(0, index));
+  }
+  return prompts;
+}
+
+async function runLoop(prompts: readonly LanguageModelV4Prompt[], ahead: boolean): Promise<LoopResult> {
+  const counted = { calls: 0 };
+  let sentTokens = 0;
+  let folds = 0;
+  let aheadFolds = 0;
+  const middleware = contextCompression({
+    contextWindow: WINDOW,
+    summarizer: slowSummarizer(counted),
+    summarizeAhead: ahead ? {} : false,
+    onCall: (report) => {
+      sentTokens += report.promptTokens;
+    },
+    onCompress: (event) => {
+      if (event.messagesFolded > 0) folds++;
+      if (event.decisions.some((decision) => decision.details.includes('summarized ahead of time'))) aheadFolds++;
+    },
+  });
+  const waits: number[] = [];
+  for (const prompt of prompts) {
+    const params: LanguageModelV4CallOptions = { prompt: rebuilt(prompt) };
+    const started = performance.now();
+    await middleware.transformParams?.({ type: 'generate', params, model });
+    waits.push(performance.now() - started);
+    await sleep(MODEL_MS);
+  }
+  // a summary still running in the background is counted with the loop
+  await sleep(SUMMARY_MS + 100);
+  return { waits, sentTokens, summaries: counted.calls, folds, ahead: aheadFolds };
+}
+
+const format = (value: number) => value.toLocaleString('en-US');
+
+function row(source: string, mode: string, result: LoopResult): string {
+  const waited = result.waits.filter((ms) => ms > WAITED_MS);
+  const total = waited.reduce((sum, ms) => sum + ms, 0);
+  const median = [...result.waits].sort((a, b) => a - b)[Math.floor(result.waits.length / 2)] ?? 0;
+  return `   ${source.padEnd(16)} ${mode.padEnd(8)} ${`${waited.length} / ${result.waits.length}`.padStart(8)} ${`${(total / 1000).toFixed(1)} s`.padStart(9)} ${`${median.toFixed(1)} ms`.padStart(10)} ${format(result.sentTokens).padStart(12)} ${String(result.summaries).padStart(9)} ${String(result.folds).padStart(6)} ${String(result.ahead).padStart(6)}`;
+}
+
+export async function summariesAhead(sessions: readonly SessionFile[]): Promise<void> {
+  const sources = [...new Set(sessions.map((session) => session.source?.split('/')[0] ?? 'unknown'))];
+  console.log(
+    `\n10. Summaries ahead of time: a ${STEPS}-step loop per fixture source (its runs in turn), ${WINDOW / 1000}k window, the model answering in ${MODEL_MS / 1000} s, a summarizer taking ${SUMMARY_MS / 1000} s`,
+  );
+  console.log(
+    `   a step waits when the middleware took over ${WAITED_MS} ms; sent = prompt tokens of all steps; folds (ahead: with the summary made ahead of time)`,
+  );
+  console.log(
+    `   ${'source'.padEnd(16)} ${'ahead'.padEnd(8)} ${'waited'.padStart(8)} ${'waiting'.padStart(9)} ${'median'.padStart(10)} ${'sent'.padStart(12)} ${'summaries'.padStart(9)} ${'folds'.padStart(6)} ${'ahead'.padStart(6)}`,
+  );
+  // a warm process: the tokenizer loaded before the loops start
+  await contextCompression({ contextWindow: WINDOW }).transformParams?.({
+    type: 'generate',
+    params: { prompt: [{ role: 'user', content: [{ type: 'text', text: 'warm up' }] }] },
+    model,
+  });
+  const loops = await Promise.all(
+    sources.map(async (source) => {
+      const own = sessions.filter((session) => (session.source?.split('/')[0] ?? 'unknown') === source);
+      const prompts = stepPrompts(agentHistory(await sessionPrompts(own), 4 * STEPS));
+      const [off, on] = await Promise.all([runLoop(prompts, false), runLoop(prompts, true)]);
+      return { source, off, on };
+    }),
+  );
+  for (const { source, off, on } of loops) {
+    console.log(row(source, 'off', off));
+    console.log(row(source, 'on', on));
+  }
+}
