@@ -15,6 +15,7 @@ import { allowedOf } from '../src/options/option-fields.js';
 import {
   LangChainToolOptionsSchema,
   MemoryStoreOptionsSchema,
+  OpenAIAgentsToolOptionsSchema,
   RedactionToolOptionsSchema,
   RetrievalToolOptionsSchema,
 } from '../src/options/tool-options.js';
@@ -187,6 +188,7 @@ export function optionRows(): {
       'retrievalTool(options)': rowsOf(RetrievalToolOptionsSchema, docsOf('RetrievalToolOptionsSchema')),
       'redactionTool(options)': rowsOf(RedactionToolOptionsSchema, docsOf('RedactionToolOptionsSchema')),
       'LangChain tools, besides the above': rowsOf(LangChainToolOptionsSchema, docsOf('LangChainToolOptionsSchema')),
+      'openaiAgentsTool(tool, options)': rowsOf(OpenAIAgentsToolOptionsSchema, docsOf('OpenAIAgentsToolOptionsSchema')),
       'memoryStateStore(options)': rowsOf(MemoryStoreOptionsSchema, docsOf('MemoryStoreOptionsSchema')),
     },
   };

@@ -26,6 +26,7 @@ import {
   streamWithRetry,
 } from './overflow-retry.js';
 import { promptConversionsByCounting, toTranscript } from './to-transcript.js';
+import { ToolCallPrompts } from './tool-call-prompts.js';
 
 /** Options of the AI SDK middleware: the engine's options, with any AI SDK model accepted as summarizer. */
 export interface ContextCompressionOptions
@@ -121,15 +122,17 @@ export function middlewareFor(
     async wrapGenerate(options) {
       const { result, answered } = await generateWithRetry(retries, options);
       recordUsage(answered, result.usage?.inputTokens?.total);
+      new ToolCallPrompts(sentCalls.get(answered)?.original ?? answered).remember(result.content);
       return result;
     },
     async wrapStream(options) {
       const { result, answered } = await streamWithRetry(retries, options);
-      if (!sentCalls.has(answered)) return result;
+      const prompts = new ToolCallPrompts(sentCalls.get(answered)?.original ?? answered);
       const retried = answered !== options.params;
       const stream = result.stream.pipeThrough(
         new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
           transform(part, controller) {
+            prompts.rememberPart(part);
             if (part.type === 'finish') recordUsage(answered, part.usage?.inputTokens?.total);
             if (retried) reportStreamedRejection(retries, { params: answered, model: options.model }, part);
             controller.enqueue(part);

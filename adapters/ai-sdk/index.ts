@@ -9,6 +9,7 @@ export { type ContextCompressionOptions, contextCompression } from './context-co
 export { type ExplainCompressionOptions, explainCompression } from './explain-compression.js';
 export { type ModelEmbedderOptions, modelEmbedder } from './model-embedder.js';
 export { type ModelSummarizerOptions, modelSummarizer } from './model-summarizer.js';
+export { type OpenAIAgentsToolDefinition, openaiAgentsTool } from './openai-agents-tool.js';
 export { type RedactionToolOptions, type RedactionToolOutput, redactionTool } from './redaction-tool.js';
 export { type RetrievalToolOptions, type RetrievalToolOutput, retrievalTool } from './retrieval-tool.js';
 export { withContextCompression } from './with-context-compression.js';

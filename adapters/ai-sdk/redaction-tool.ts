@@ -9,7 +9,7 @@ import {
   type RedactionToolOutput,
   redactionAnswer,
 } from '../../src/strategies/redaction.js';
-import { modelMessagesToTranscript } from './model-messages.js';
+import { toolCallHistory } from './model-messages.js';
 
 export type { RedactionToolOptions, RedactionToolOutput };
 
@@ -29,8 +29,7 @@ export function redactionTool(options: RedactionToolOptions = {}): Tool<Redactio
   return tool({
     description,
     inputSchema: RedactionInputSchema,
-    execute: async (input, { messages }) => {
-      return redactionAnswer(modelMessagesToTranscript(messages), input, { excludeTools });
-    },
+    execute: async (input, { toolCallId, messages }) =>
+      redactionAnswer(toolCallHistory(toolCallId, messages), input, { excludeTools }),
   });
 }

@@ -90,20 +90,26 @@ function infoFor(model: BaseChatModel, engine: CompressionEngine, parent: ModelI
 
 /**
  * Keeps compression on whatever a binder returns (`bindTools`, `withConfig`, `withStructuredOutput`, the per-call
- * model of langchain's `initChatModel`): a binding of a copy, or a new model.
+ * model of langchain's `initChatModel`): a binding of a copy, or a new model. `boundTools` are the tools `bindTools`
+ * was given, for a model that keeps them on the new model instead of in its call options (LangChain's `fakeModel`).
  */
-function keepCompressing(result: unknown, compression: Compression, info: ModelInfo): unknown {
+function keepCompressing(
+  result: unknown,
+  compression: Compression,
+  info: ModelInfo,
+  boundTools?: readonly unknown[],
+): unknown {
   if (isCompressing(result)) return result;
   if (isChatModel(result)) {
     const known = compression.copies.get(result);
     if (known) return known;
-    const wrapped = compressingModel(result, compression, infoFor(result, compression.engine, info));
+    const wrapped = compressingModel(result, compression, infoFor(result, compression.engine, info), boundTools);
     compression.copies.set(result, wrapped);
     return wrapped;
   }
   if (RunnableBinding.isRunnableBinding(result) && isChatModel(result.bound) && !isCompressing(result.bound)) {
     return new RunnableBinding({
-      bound: keepCompressing(result.bound, compression, info) as BaseChatModel,
+      bound: keepCompressing(result.bound, compression, info, boundTools) as BaseChatModel,
       kwargs: result.kwargs,
       config: result.config,
       configFactories: result.configFactories,
@@ -142,21 +148,27 @@ function largestEstimate(sent: readonly (CompressedBaseMessages | undefined)[]):
   return estimates.length > 0 ? Math.max(...estimates) : undefined;
 }
 
-function compressingModel<T extends BaseChatModel>(model: T, compression: Compression, info: ModelInfo): T {
+function compressingModel<T extends BaseChatModel>(
+  model: T,
+  compression: Compression,
+  info: ModelInfo,
+  boundTools?: readonly unknown[],
+): T {
   const { engine, converter } = compression;
   const base: BaseChatModel = model;
   const wrapped = Object.create(model) as T;
   const compress = async (messages: readonly BaseMessage[], options: unknown) => {
     const callOptions = readCallOptions(options);
     if (callOptions.disable) return undefined;
-    const tools = (options as { tools?: unknown[] } | undefined)?.tools;
+    const tools = (options as { tools?: unknown[] } | undefined)?.tools ?? boundTools;
     return compressBaseMessages(engine, { messages, tools, model: info, callOptions, awareness: 'system', converter });
   };
   const streamCompressed = <C>(messages: readonly BaseMessage[], options: unknown, run: Streamed<C>) =>
     streamWithRetry({ engine, info, compress: () => compress(messages, options), estimate, run });
   const binder = (name: string) =>
     function (this: BaseChatModel, ...args: unknown[]) {
-      return keepCompressing(callOwn(model, name, this, args), compression, info);
+      const tools = name === 'bindTools' && Array.isArray(args[0]) ? args[0] : undefined;
+      return keepCompressing(callOwn(model, name, this, args), compression, info, tools);
     };
   const methods = {
     async generate(

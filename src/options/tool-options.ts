@@ -2,9 +2,10 @@ import type { z } from 'zod';
 import { callback, group, nonEmptyText, text, toolNames, whole } from './option-fields.js';
 
 /*
- * The options of the tools this package gives the model (`retrievalTool()`, `redactionTool()`) and of the in-memory
- * store: checked when the tool or store is made, listed in the options reference. The adapters' tool option types
- * extend the shared ones with what only their framework has (LangChain tools carry their `name`).
+ * The options of the tools this package gives the model (`retrievalTool()`, `redactionTool()`, and
+ * `openaiAgentsTool()` that makes either an OpenAI Agents SDK tool) and of the in-memory store: checked when the tool
+ * or store is made, listed in the options reference. The adapters' tool option types extend the shared ones with what
+ * only their framework has (LangChain tools carry their `name`).
  */
 
 /** Smallest page the retrieval tool accepts, in characters. */
@@ -48,6 +49,15 @@ const langChainToolShape = {
 /** What LangChain's tools add to the shared tool options. */
 export const LangChainToolOptionsSchema: z.ZodObject<typeof langChainToolShape, z.core.$strict> =
   group(langChainToolShape);
+
+const openAIAgentsToolShape = {
+  /** The tool's name in the OpenAI Agents SDK. @default the tool's DEFAULT_*_TOOL_NAME */
+  name: nonEmptyText().optional(),
+};
+
+/** Options of `openaiAgentsTool(tool, options)` (AI SDK adapter). */
+export const OpenAIAgentsToolOptionsSchema: z.ZodObject<typeof openAIAgentsToolShape, z.core.$strict> =
+  group(openAIAgentsToolShape);
 
 const memoryStoreShape = {
   /** Entries kept at the most; the least recently used go first. @default 10000 */

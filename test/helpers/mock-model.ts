@@ -51,3 +51,30 @@ export function echoModel(text = 'ok', inputTokens?: number): MockLanguageModelV
     }),
   });
 }
+
+/** A generate result as a stream of parts: its text, its tool calls, then the finish. */
+export function streamParts(result: LanguageModelV4GenerateResult): LanguageModelV4StreamPart[] {
+  const parts: LanguageModelV4StreamPart[] = [];
+  result.content.forEach((part, index) => {
+    if (part.type === 'text') {
+      const id = `t${index}`;
+      parts.push({ type: 'text-start', id }, { type: 'text-delta', id, delta: part.text }, { type: 'text-end', id });
+    } else if (part.type === 'tool-call') parts.push(part);
+  });
+  parts.push({ type: 'finish', finishReason: result.finishReason, usage: result.usage });
+  return parts;
+}
+
+/** A mock model that answers each call, generated or streamed, with the next of `steps`, then with `last`. */
+export function scriptedModel(
+  steps: readonly LanguageModelV4GenerateResult[],
+  last: LanguageModelV4GenerateResult = textResult('Done.'),
+): MockLanguageModelV4 {
+  const queue = [...steps];
+  return new MockLanguageModelV4({
+    doGenerate: async () => queue.shift() ?? last,
+    doStream: async () => ({
+      stream: simulateReadableStream<LanguageModelV4StreamPart>({ chunks: streamParts(queue.shift() ?? last) }),
+    }),
+  });
+}

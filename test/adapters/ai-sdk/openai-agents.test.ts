@@ -1,0 +1,138 @@
+import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { Agent, run, setTracingDisabled, tool } from '@openai/agents';
+import { aisdk } from '@openai/agents-extensions/ai-sdk';
+import { tool as aiTool } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  InvalidOptionError,
+  openaiAgentsTool,
+  redactionTool,
+  retrievalTool,
+  withContextCompression,
+} from '../../../adapters/ai-sdk/index.js';
+import { scriptedModel, textResult } from '../../helpers/mock-model.js';
+import { unsupportedNode } from '../../helpers/node-engines.js';
+
+const skip = unsupportedNode('@openai/agents');
+if (skip) console.log(`OpenAI Agents SDK tests skipped: ${skip}`);
+
+// no trace exporter: these runs make no request
+setTracingDisabled(true);
+
+const fileContent = (path: string) =>
+  `// ${path}\n${Array.from({ length: 50 }, (_, line) => `export const value${line} = ${line * 7}; // ${path}`).join('\n')}`;
+
+const readFile = tool({
+  name: 'read_file',
+  description: 'Reads a file',
+  parameters: z.object({ path: z.string() }),
+  execute: async ({ path }) => fileContent(path),
+});
+
+const READS = 8;
+const reads = Array.from({ length: READS }, (_, step) =>
+  textResult(`Reading file ${step}.`, {
+    toolCalls: [{ id: `read-${step}`, name: 'read_file', input: { path: `src/file${step}.ts` } }],
+  }),
+);
+
+function resultText(prompt: LanguageModelV4Prompt, toolCallId: string): string | undefined {
+  for (const message of prompt) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) {
+      if (part.type !== 'tool-result' || part.toolCallId !== toolCallId) continue;
+      return part.output.type === 'text' ? part.output.value : JSON.stringify(part.output);
+    }
+  }
+  return undefined;
+}
+
+/** Runs an Agents SDK agent on a compressed mock model answering `steps` in turn; returns the prompts it was sent. */
+async function runAgent(
+  steps: Parameters<typeof scriptedModel>[0],
+  tools: ReturnType<typeof tool>[],
+  { stream = false, compressed = true } = {},
+) {
+  const mock = scriptedModel(steps);
+  const model = compressed
+    ? withContextCompression(mock, {
+        contextWindow: 8_000,
+        reserveOutputTokens: 500,
+        masking: { keepRecent: 2, clearAtLeast: 500 },
+      })
+    : mock;
+  const agent = new Agent({
+    name: 'coder',
+    instructions: 'You are a coding agent.',
+    model: aisdk(model),
+    tools: [readFile, ...tools],
+  });
+  const input = 'Find where value7 is defined.';
+  if (stream) {
+    const result = await run(agent, input, { maxTurns: steps.length + 2, stream: true });
+    await result.completed;
+  } else await run(agent, input, { maxTurns: steps.length + 2 });
+  expect(stream ? mock.doGenerateCalls : mock.doStreamCalls).toHaveLength(0);
+  return [...mock.doGenerateCalls, ...mock.doStreamCalls].map((call) => call.prompt);
+}
+
+const recall = textResult('I need file 0 again, exactly.', {
+  toolCalls: [{ id: 'recall-1', name: 'retrieve_tool_results', input: { toolCallIds: ['read-0'] } }],
+});
+
+describe.skipIf(skip !== undefined)('the retrieval tool in an OpenAI Agents SDK run (aisdk model)', () => {
+  it.each([false, true])(
+    'gives back a masked result verbatim, read from the prompt the compressed model answered (streamed: %s)',
+    async (stream) => {
+      const prompts = await runAgent([...reads, recall], [tool(openaiAgentsTool(retrievalTool()))], { stream });
+      expect(prompts).toHaveLength(READS + 2);
+      const before = prompts[READS] as LanguageModelV4Prompt;
+      const after = prompts[READS + 1] as LanguageModelV4Prompt;
+      expect(resultText(before, 'read-0')).toMatch(
+        /cleared to save context.*retrieve_tool_results gives it back verbatim \(call id "read-0"\)/s,
+      );
+      expect(resultText(after, 'recall-1')).toBe(
+        `Retrieved 1 tool result (read-0) verbatim.\n<tool_result id="read-0" tool="read_file">\n${fileContent('src/file0.ts')}\n</tool_result>`,
+      );
+      expect(after.slice(0, before.length)).toEqual(before);
+    },
+  );
+
+  it('takes the redaction tool too, under the name given', async () => {
+    const reason = 'Used the constants of file 0 already.';
+    const redact = textResult('Dropping file 0.', {
+      toolCalls: [{ id: 'drop-1', name: 'forget', input: { toolCallIds: ['read-0'], reason } }],
+    });
+    const prompts = await runAgent(
+      [...reads.slice(0, 2), redact],
+      [tool(openaiAgentsTool(redactionTool(), { name: 'forget' }))],
+    );
+    const last = prompts.at(-1) as LanguageModelV4Prompt;
+    expect(resultText(last, 'drop-1')).toContain('"accepted":["read-0"]');
+    expect(resultText(last, 'read-0')).toBe(
+      `[Result of read_file({"path":"src/file0.ts"}) redacted at the assistant's request: ${reason}]`,
+    );
+  });
+
+  it('says it cannot see the conversation when the model is not compressed', async () => {
+    const prompts = await runAgent([...reads.slice(0, 2), recall], [tool(openaiAgentsTool(retrievalTool()))], {
+      compressed: false,
+    });
+    expect(resultText(prompts.at(-1) as LanguageModelV4Prompt, 'recall-1')).toMatch(/cannot see the conversation/);
+  });
+});
+
+describe('openaiAgentsTool', () => {
+  it('takes only the tools of this package', () => {
+    const other = aiTool({ description: 'x', inputSchema: z.object({ path: z.string() }), execute: async () => '' });
+    expect(() => openaiAgentsTool(other as unknown as ReturnType<typeof retrievalTool>)).toThrow(InvalidOptionError);
+  });
+
+  it('checks its options', () => {
+    expect(openaiAgentsTool(retrievalTool()).name).toBe('retrieve_tool_results');
+    expect(openaiAgentsTool(redactionTool()).name).toBe('redact_tool_results');
+    expect(() => openaiAgentsTool(retrievalTool(), { name: '' })).toThrow(/Invalid option `name`/);
+    expect(() => openaiAgentsTool(retrievalTool(), { nme: 'x' } as { name?: string })).toThrow(InvalidOptionError);
+  });
+});
