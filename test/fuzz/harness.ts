@@ -118,6 +118,9 @@ export function libraryOptions(
     ...(options.maxToolResultTokens !== undefined ? { maxToolResultTokens: options.maxToolResultTokens } : {}),
     ...(options.awarenessBlock !== undefined ? { awarenessBlock: options.awarenessBlock } : {}),
     ...(summarizer ? { summarizer } : {}),
+    // summaries made ahead of time in half the cases of a summarizer of the harness's own (derived from the window,
+    // so the cases drawn for a seed stay those drawn before the option existed)
+    ...(summarizer && options.contextWindow % 2 === 0 ? { summarizeAhead: {} } : {}),
     ...(store ? { store } : {}),
     tokenCounter: counterOf(options),
     onCompress: recorder.onCompress,

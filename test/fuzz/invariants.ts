@@ -350,6 +350,8 @@ export class ConversationChecker<P> {
     if (json.includes('cleared to save context')) this.count('prompt with masked results');
     for (const event of call.events) {
       if (event.messagesFolded > 0) this.count('fold');
+      if (event.decisions.some((decision) => decision.details.endsWith('summarized ahead of time')))
+        this.count('fold summarized ahead');
       if (event.messagesDropped > 0) this.count('drop');
       if (event.observationsMasked.count > 0) this.count('masking');
       if (event.toolResultsTruncated > 0) this.count('truncation');
