@@ -37,6 +37,16 @@ function setup(options: Parameters<typeof withContextCompression>[1]) {
   };
 }
 
+/** Case `index` of `npm run fuzz -- --seed S --adapter A`, run again: the same input, drawn as the fuzz draws it. */
+async function replayCase(adapter: 'ai-sdk' | 'langchain', seed: number, index: number) {
+  const properties = PROPERTIES.filter((property) => property.adapter === adapter);
+  const slot = index % properties.length;
+  const property = properties[slot] as (typeof properties)[number];
+  const perSlot = Math.floor(index / properties.length);
+  const input = fc.sample(property.arbitrary, { numRuns: perSlot + 1, seed: seed + slot })[perSlot];
+  return property.run(input);
+}
+
 const json = (prompt: LanguageModelV4Prompt) => prompt.map((message) => JSON.stringify(message));
 
 const TOOL_NAMES = ['read_file', 'bash', 'search', 'edit_file', 'run_tests', 'lookup_order', 'web_fetch', 'ツール'];
@@ -342,13 +352,7 @@ describe('repeat-differs: the same request after a budget fold and a new recall 
   it('sends the same prompt: the segments are weighed with the block in the prompt, as a call from the stored point weighs them', async () => {
     // case 7705 of `npm run fuzz -- --seed 7401 --adapter ai-sdk`: the first call folded for the budget and quoted a
     // block; the same request again started from the stored point, with the block, and folded a finished segment more
-    const properties = PROPERTIES.filter((property) => property.adapter === 'ai-sdk');
-    const index = 7705;
-    const slot = index % properties.length;
-    const property = properties[slot] as (typeof properties)[number];
-    const perSlot = Math.floor(index / properties.length);
-    const input = fc.sample(property.arbitrary, { numRuns: perSlot + 1, seed: 7401 + slot })[perSlot];
-    const report = await property.run(input);
+    const report = await replayCase('ai-sdk', 7401, 7705);
     expect(report.violations).toEqual([]);
     expect(report.coverage.get('recall') ?? 0).toBeGreaterThan(0);
   }, 60_000);
@@ -358,13 +362,7 @@ describe('new-instance-differs: after a semantic fold, masking weighed where the
   it('masks what a new instance starting from the stored point masks', async () => {
     // case 7319 of `npm run fuzz -- --seed 7402 --adapter langchain`: a call folded a finished segment and masked
     // nothing; a new instance on the store, starting after the fold, found masking a stale result worth its break
-    const properties = PROPERTIES.filter((property) => property.adapter === 'langchain');
-    const index = 7319;
-    const slot = index % properties.length;
-    const property = properties[slot] as (typeof properties)[number];
-    const perSlot = Math.floor(index / properties.length);
-    const input = fc.sample(property.arbitrary, { numRuns: perSlot + 1, seed: 7402 + slot })[perSlot];
-    const report = await property.run(input);
+    const report = await replayCase('langchain', 7402, 7319);
     expect(report.violations).toEqual([]);
     expect(report.coverage.get('fold') ?? 0).toBeGreaterThan(0);
     expect(report.coverage.get('masking') ?? 0).toBeGreaterThan(0);
@@ -376,13 +374,7 @@ describe('new-instance-differs: a harness whose model reported usage', () => {
     // case 2269 of `npm run fuzz -- --seed 8811 --adapter ai-sdk`: the mock reported 10 input tokens per call, so a
     // first prompt of about 40 tokens calibrated the first instance to a quarter of our count (thresholds 4x higher)
     // while the new instance, which never saw a response, folded at the real thresholds
-    const properties = PROPERTIES.filter((property) => property.adapter === 'ai-sdk');
-    const index = 2269;
-    const slot = index % properties.length;
-    const property = properties[slot] as (typeof properties)[number];
-    const perSlot = Math.floor(index / properties.length);
-    const input = fc.sample(property.arbitrary, { numRuns: perSlot + 1, seed: 8811 + slot })[perSlot];
-    const report = await property.run(input);
+    const report = await replayCase('ai-sdk', 8811, 2269);
     expect(report.violations).toEqual([]);
     expect(report.coverage.get('fold') ?? 0).toBeGreaterThan(0);
   }, 60_000);

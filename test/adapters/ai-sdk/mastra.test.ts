@@ -5,38 +5,20 @@ import { tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { redactionTool, retrievalTool, withContextCompression } from '../../../adapters/ai-sdk/index.js';
+import { fileContent, fileReads, READS, resultText } from '../../helpers/file-reads.js';
 import { scriptedModel, textResult } from '../../helpers/mock-model.js';
 import { unsupportedNode } from '../../helpers/node-engines.js';
 
 const skip = unsupportedNode('@mastra/core');
 if (skip) console.log(`Mastra tests skipped: ${skip}`);
 
-const fileContent = (path: string) =>
-  `// ${path}\n${Array.from({ length: 50 }, (_, line) => `export const value${line} = ${line * 7}; // ${path}`).join('\n')}`;
+const reads = fileReads();
 
 const readFile = tool({
   description: 'Reads a file',
   inputSchema: z.object({ path: z.string() }),
   execute: async ({ path }) => fileContent(path),
 });
-
-const READS = 8;
-const reads = Array.from({ length: READS }, (_, step) =>
-  textResult(`Reading file ${step}.`, {
-    toolCalls: [{ id: `read-${step}`, name: 'read_file', input: { path: `src/file${step}.ts` } }],
-  }),
-);
-
-function resultText(prompt: LanguageModelV4Prompt, toolCallId: string): string | undefined {
-  for (const message of prompt) {
-    if (message.role !== 'tool') continue;
-    for (const part of message.content) {
-      if (part.type !== 'tool-result' || part.toolCallId !== toolCallId) continue;
-      return part.output.type === 'text' ? part.output.value : JSON.stringify(part.output);
-    }
-  }
-  return undefined;
-}
 
 /** Runs a Mastra agent on a compressed mock model that answers `steps` in turn; returns the prompts it was sent. */
 async function runAgent(steps: Parameters<typeof scriptedModel>[0], tools: ToolsInput, how: 'generate' | 'stream') {

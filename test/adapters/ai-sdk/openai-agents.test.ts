@@ -11,6 +11,7 @@ import {
   retrievalTool,
   withContextCompression,
 } from '../../../adapters/ai-sdk/index.js';
+import { fileContent, fileReads, READS, resultText } from '../../helpers/file-reads.js';
 import { scriptedModel, textResult } from '../../helpers/mock-model.js';
 import { unsupportedNode } from '../../helpers/node-engines.js';
 
@@ -20,8 +21,7 @@ if (skip) console.log(`OpenAI Agents SDK tests skipped: ${skip}`);
 // no trace exporter: these runs make no request
 setTracingDisabled(true);
 
-const fileContent = (path: string) =>
-  `// ${path}\n${Array.from({ length: 50 }, (_, line) => `export const value${line} = ${line * 7}; // ${path}`).join('\n')}`;
+const reads = fileReads();
 
 const readFile = tool({
   name: 'read_file',
@@ -29,24 +29,6 @@ const readFile = tool({
   parameters: z.object({ path: z.string() }),
   execute: async ({ path }) => fileContent(path),
 });
-
-const READS = 8;
-const reads = Array.from({ length: READS }, (_, step) =>
-  textResult(`Reading file ${step}.`, {
-    toolCalls: [{ id: `read-${step}`, name: 'read_file', input: { path: `src/file${step}.ts` } }],
-  }),
-);
-
-function resultText(prompt: LanguageModelV4Prompt, toolCallId: string): string | undefined {
-  for (const message of prompt) {
-    if (message.role !== 'tool') continue;
-    for (const part of message.content) {
-      if (part.type !== 'tool-result' || part.toolCallId !== toolCallId) continue;
-      return part.output.type === 'text' ? part.output.value : JSON.stringify(part.output);
-    }
-  }
-  return undefined;
-}
 
 /** Runs an Agents SDK agent on a compressed mock model answering `steps` in turn; returns the prompts it was sent. */
 async function runAgent(

@@ -9,23 +9,9 @@ import {
   retrievalTool,
   withContextCompression,
 } from '../../../adapters/ai-sdk/index.js';
+import { fileContent, READS, resultText } from '../../helpers/file-reads.js';
 import { textResult } from '../../helpers/mock-model.js';
 
-const fileContent = (path: string) =>
-  `// ${path}\n${Array.from({ length: 50 }, (_, line) => `export const value${line} = ${line * 7}; // ${path}`).join('\n')}`;
-
-function resultText(prompt: LanguageModelV4Prompt, toolCallId: string): string | undefined {
-  for (const message of prompt) {
-    if (message.role !== 'tool') continue;
-    for (const part of message.content) {
-      if (part.type !== 'tool-result' || part.toolCallId !== toolCallId) continue;
-      return part.output.type === 'text' ? part.output.value : JSON.stringify(part.output);
-    }
-  }
-  return undefined;
-}
-
-const READS = 8;
 const readFile = tool({
   description: 'Reads a file',
   inputSchema: z.object({ path: z.string() }),
