@@ -142,6 +142,45 @@ async function* recordingUsage<C>(
   if (sent) engine.recordUsage(info.modelKey, () => sent.estimatedTokens, reported);
 }
 
+/** `generate` of a compressing model: each list of messages compressed, sent, and its usage recorded; retried once. */
+function generateCompressed(
+  {
+    engine,
+    info,
+    compress,
+    base,
+    self,
+  }: {
+    engine: CompressionEngine;
+    info: ModelInfo;
+    compress: (messages: readonly BaseMessage[], options: unknown) => Promise<CompressedBaseMessages | undefined>;
+    base: BaseChatModel;
+    self: BaseChatModel;
+  },
+  messages: BaseMessageLike[][],
+  options?: string[] | CallOptions,
+  callbacks?: Callbacks,
+): Promise<LLMResult> {
+  const parsed = Array.isArray(options) ? { stop: options } : options;
+  const lists = messages.map((list) => list.map(coerceMessageLikeToMessage));
+  return runWithRetry({
+    engine,
+    info,
+    compress: () => Promise.all(lists.map((list) => compress(list, parsed))),
+    estimate: largestEstimate,
+    run: async (compressed) => {
+      const prompts = lists.map((list, index) => compressed[index]?.messages ?? list);
+      const result = await base.generate.call(self, prompts, options, callbacks);
+      result.generations.forEach((generation, index) => {
+        const sent = compressed[index];
+        const message = (generation[0] as ChatGeneration | undefined)?.message;
+        if (sent) engine.recordUsage(info.modelKey, () => sent.estimatedTokens, reportedInputTokens(message));
+      });
+      return result;
+    },
+  });
+}
+
 /** The largest estimate of a batch's compressed prompts: the one a provider most likely rejected. */
 function largestEstimate(sent: readonly (CompressedBaseMessages | undefined)[]): number | undefined {
   const estimates = sent.flatMap((item) => (item ? [item.estimatedTokens] : []));
@@ -171,30 +210,13 @@ function compressingModel<T extends BaseChatModel>(
       return keepCompressing(callOwn(model, name, this, args), compression, info, tools);
     };
   const methods = {
-    async generate(
+    generate(
       this: BaseChatModel,
       messages: BaseMessageLike[][],
       options?: string[] | CallOptions,
       callbacks?: Callbacks,
     ): Promise<LLMResult> {
-      const parsed = Array.isArray(options) ? { stop: options } : options;
-      const lists = messages.map((list) => list.map(coerceMessageLikeToMessage));
-      return runWithRetry({
-        engine,
-        info,
-        compress: () => Promise.all(lists.map((list) => compress(list, parsed))),
-        estimate: largestEstimate,
-        run: async (compressed) => {
-          const prompts = lists.map((list, index) => compressed[index]?.messages ?? list);
-          const result = await base.generate.call(this, prompts, options, callbacks);
-          result.generations.forEach((generation, index) => {
-            const sent = compressed[index];
-            const message = (generation[0] as ChatGeneration | undefined)?.message;
-            if (sent) engine.recordUsage(info.modelKey, () => sent.estimatedTokens, reportedInputTokens(message));
-          });
-          return result;
-        },
-      });
+      return generateCompressed({ engine, info, compress, base, self: this }, messages, options, callbacks);
     },
     async *_streamIterator(this: BaseChatModel, input: BaseLanguageModelInput, options?: CallOptions) {
       if (!streamsNatively(model, this)) {

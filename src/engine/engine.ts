@@ -157,9 +157,20 @@ export class CompressionEngine {
       embeddings: this.embeddings,
       onEmbedderError,
     });
-    this.services = {
+    this.services = this.stageServices(resolved.cachePricing);
+    const { semantic } = this.settings;
+    this.unchangedCalls = new UnchangedCalls(
+      this.meter,
+      this.reporter,
+      semantic ? (facts) => this.services.boundaries(facts, semantic) : undefined,
+    );
+  }
+
+  /** What the stages work with: the settings, memos, fold runner, summaries ahead and recall of this engine. */
+  private stageServices(cachePricing: StageServices['cachePricing']): StageServices {
+    return {
       settings: this.settings,
-      cachePricing: resolved.cachePricing,
+      cachePricing,
       meter: this.meter,
       memos: {
         placeholderTokens: this.placeholderTokens,
@@ -202,12 +213,6 @@ export class CompressionEngine {
         return found;
       },
     };
-    const { semantic } = this.settings;
-    this.unchangedCalls = new UnchangedCalls(
-      this.meter,
-      this.reporter,
-      semantic ? (facts) => this.services.boundaries(facts, semantic) : undefined,
-    );
   }
 
   /**

@@ -110,7 +110,7 @@ export class FoldsAhead {
     const plan = planFoldAhead({ facts, ...at, calls: this.callsAhead(facts.conversation) });
     if (!plan) return;
     // one fold pending per conversation: planned by this instance, or another on the store
-    const planned = this.pending.get(facts.conversation) ?? (await this.store.find(facts.scope, facts.conversation));
+    const planned = await this.planned(facts);
     if (planned && fitsPoint(planned, facts, at.point)) return;
     await this.plan(facts, at.point, plan.cut);
   }
@@ -124,9 +124,14 @@ export class FoldsAhead {
     point: CompressionPoint,
     projection: Projection,
   ): Promise<{ cut: number; due: boolean } | undefined> {
-    const ahead = this.pending.get(facts.conversation) ?? (await this.store.find(facts.scope, facts.conversation));
+    const ahead = await this.planned(facts);
     if (!ahead || !fits(ahead, facts, point, projection)) return undefined;
     return { cut: ahead.cut, due: facts.messages.length >= ahead.readyAt };
+  }
+
+  /** The fold pending for the conversation, as this instance planned or read it, else as the store has it. */
+  private async planned(facts: CallFacts): Promise<FoldAhead | undefined> {
+    return this.pending.get(facts.conversation) ?? (await this.store.find(facts.scope, facts.conversation));
   }
 
   /** Plans a fold of this point to `cut`, made from a later call on, and starts its summary in the background. */
