@@ -340,8 +340,9 @@ export class CompressionEngine {
     }
 
     const estimatedTokens = this.total(projection, point);
-    // a call that did not fold may plan the fold a later call will need, summarized after this prompt went out
-    if (this.ahead && decided.messagesFolded === 0 && !decided.failure) {
+    // a call that did not fold may plan the fold a later call will need, summarized after this prompt went out; not
+    // from a drop a failed or waiting summary forced: a later call starts from the point before it, as stored
+    if (this.ahead && decided.messagesFolded === 0 && !decided.failure && lasting === point) {
       await this.ahead.consider(facts, {
         point,
         projection,

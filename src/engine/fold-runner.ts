@@ -164,6 +164,9 @@ export class FoldRunner {
       facts.redactionToolName,
     ].join('\u0000');
     let pending = this.folds.get(key);
+    // the summarizer calls are the call's that started the fold: one that finds it made (ahead of time, or by a
+    // concurrent call) made none
+    const made = !pending;
     if (!pending) {
       pending = this.lease
         ? this.foldOnce(this.lease, facts, point, plan, key, signal)
@@ -178,7 +181,7 @@ export class FoldRunner {
       return {
         point: applyFold(point, plan.cut, fitted),
         summarizerMs: performance.now() - started,
-        summarizerCalls: calls,
+        summarizerCalls: made ? calls : 0,
         quotesRejected: rejected,
       };
     } catch (error) {

@@ -36,8 +36,7 @@ export const budgetFolds: DecideStage = {
   plan: async (context) => {
     if (foldsOfBudget(context) >= MAX_BUDGET_FOLDS) return undefined;
     const plan = budgetPlan(context, false);
-    const when = { canWait: budgetWaits(context), shallower: true };
-    return fold(context, plan && (await whenSummarized(context, plan, when)), false);
+    return plan && foldWhenSummarized(context, plan, { canWait: budgetWaits(context), shallower: true });
   },
 };
 
@@ -50,22 +49,32 @@ function budgetWaits({ call, tokens }: Context): boolean {
  * A fold as it is made now, with summaries made ahead of time: the fold pending for this point once it is due (its
  * summary had the time to be made), or before when the fold cannot wait; a fold that can wait, with none pending, is
  * planned (its summary started in the background) and made by a later call. Without them, the fold as planned.
+ *
+ * A pending fold that would not shrink the prompt, or whose state outweighed what it folded, is of no use: the fold
+ * planned now takes its place (planned ahead again when it can wait), so a shallow fold planned earlier never holds
+ * back the deeper one the prompt needs, and never leaves the oldest turns to a drop.
  */
-async function whenSummarized(
+async function foldWhenSummarized(
   context: Context,
   plan: FoldPlan,
   { canWait, shallower }: { canWait: boolean; shallower: boolean },
-): Promise<FoldPlan | undefined> {
+): Promise<StagePlan | undefined> {
   const { call, point, projection } = context;
   const { ahead } = call.services;
-  if (!ahead?.active()) return plan;
+  if (!ahead?.active()) return fold(context, plan, false);
   const found = await ahead.find(call.facts, point, projection);
   // a segment's fold takes no pending fold short of its end: it plans its own instead
-  const pending = found && (shallower || found.cut >= plan.cut) ? found : undefined;
-  if (pending && (pending.due || !canWait)) return withCut(plan, point, pending.cut);
-  if (!canWait) return plan;
+  const pending = found && (shallower || found.cut >= plan.cut) && shrinks(context, found.cut) ? found : undefined;
+  if (pending && (pending.due || !canWait)) {
+    // a fold whose state outweighs what it folds waits a few messages, unless a deeper one replaces it now
+    const deeper = plan.cut > pending.cut;
+    const folded = await fold(context, withCut(plan, point, pending.cut), false, { backOff: !deeper });
+    if (!deeper || folded?.point !== context.point) return folded;
+  }
+  if (!canWait) return fold(context, plan, false);
   // one fold pending at a time: it is made once due
-  if (!pending && shrinks(context, plan.cut)) await ahead.plan(call.facts, point, plan.cut);
+  if (pending && !pending.due) return undefined;
+  if (shrinks(context, plan.cut)) await ahead.plan(call.facts, point, plan.cut);
   return undefined;
 }
 
@@ -132,8 +141,7 @@ async function semanticFold(context: Context): Promise<StagePlan | undefined> {
       : undefined;
   // a conversation waiting after a failure neither folds nor reports a fold it defers
   if ((!plan && !deferred) || (await context.call.backingOff())) return undefined;
-  const when = { canWait: true, shallower: true };
-  const folded = await fold(context, plan && (await whenSummarized(context, plan, when)), false);
+  const folded = plan && (await foldWhenSummarized(context, plan, { canWait: true, shallower: true }));
   if (folded || !deferred) return folded;
   return { point: context.point, report: { deferred: [deferred] } };
 }
@@ -166,7 +174,12 @@ function budgetPlan(context: Context, forced: boolean): FoldPlan | undefined {
  * Runs a fold: kept when it shrank the prompt (or was forced). Not run after a failure in this call, nor when it could
  * not shrink the prompt even with a state no larger than today's (unless forced).
  */
-async function fold(context: Context, plan: FoldPlan | undefined, forced: boolean): Promise<StagePlan | undefined> {
+async function fold(
+  context: Context,
+  plan: FoldPlan | undefined,
+  forced: boolean,
+  { backOff = true }: { backOff?: boolean } = {},
+): Promise<StagePlan | undefined> {
   if (!plan || context.report.failure || (!forced && !shrinks(context, plan.cut))) return undefined;
   if (await context.call.backingOff()) return undefined;
   const { facts, services } = context.call;
@@ -178,7 +191,7 @@ async function fold(context: Context, plan: FoldPlan | undefined, forced: boolea
   // then waits a few messages, on every instance (the wait is stored)
   const projection = services.project(facts, result.point);
   if (!forced && services.total(projection, result.point) >= context.tokens) {
-    await services.folds.discarded(facts);
+    if (backOff) await services.folds.discarded(facts);
     return { point: context.point, summarizerMs: result.summarizerMs, summarizerCalls: result.summarizerCalls };
   }
   return {

@@ -134,8 +134,12 @@ export class FoldsAhead {
     return this.pending.get(facts.conversation) ?? (await this.store.find(facts.scope, facts.conversation));
   }
 
-  /** Plans a fold of this point to `cut`, made from a later call on, and starts its summary in the background. */
+  /**
+   * Plans a fold of this point to `cut`, made from a later call on, and starts its summary in the background; not
+   * while the conversation's summarizer waits (after a failure, or a fold whose state outweighed what it folded).
+   */
   async plan(facts: CallFacts, point: CompressionPoint, cut: number): Promise<void> {
+    if (await this.folds.backingOff(facts)) return;
     const ahead = { ...foldAhead(facts, point, cut), readyAt: this.readyAt(facts) };
     this.pending.set(facts.conversation, ahead);
     await this.store.save(facts.scope, facts.conversation, ahead);

@@ -379,3 +379,16 @@ describe('new-instance-differs: a harness whose model reported usage', () => {
     expect(report.coverage.get('fold') ?? 0).toBeGreaterThan(0);
   }, 60_000);
 });
+
+describe('new-instance-differs: a fold planned ahead of time from a drop, and one too shallow to be of use', () => {
+  it('plans from the stored point and lets the budget fold deeper, so no turn is dropped', async () => {
+    // case 3904 of `npm run fuzz -- --seed 9912 --adapter langchain`: a fold pending one message deep never shrank the
+    // prompt, yet held back the deeper fold the budget wanted, so the oldest turns were dropped; a call that carried
+    // such a drop then planned the next fold from the dropped point, which a new instance (starting from the point
+    // before the drop, as stored) did not find, so it summarized on its own and sent another prompt
+    const report = await replayCase('langchain', 9912, 3904);
+    expect(report.violations).toEqual([]);
+    expect(report.coverage.get('fold summarized ahead') ?? 0).toBeGreaterThan(0);
+    expect(report.coverage.get('drop') ?? 0).toBe(0);
+  }, 60_000);
+});
