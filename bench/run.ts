@@ -18,7 +18,8 @@
  * 9. When the provider counts more than we do: each fixture history resent to a new middleware where a provider
  *    counting 1.5x, 2x or 3x first rejects it, with and without the retry (bench/provider-disagrees.ts).
  * 10. Summaries ahead of time: a 60-step agent loop per fixture source with a 1.5 s summarizer, with and without
- *    `summarizeAhead`: the steps that waited for a summary, the tokens sent, the summaries made (bench/summaries-ahead.ts).
+ *    `summarizeAhead`: the steps that waited for a summary, the tokens sent and their cache-priced cost, the summaries made
+ *    (bench/summaries-ahead.ts).
  */
 import { resolve } from 'node:path';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';

@@ -8,7 +8,9 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 import { contextCompression, extractiveSummarizer, type Summarizer } from '../adapters/ai-sdk/index.js';
+import { CACHE_READ_PRICE, CACHE_WRITE_PRICE, measurePrompt } from '../examples/lib/replay.js';
 import type { SessionFile } from '../examples/lib/session-file.js';
+import { commonPrefixTokens } from '../src/counting/prefix-tracker.js';
 import { agentHistory, rebuilt, sessionPrompts } from './agent-history.js';
 
 const STEPS = 60;
@@ -24,6 +26,8 @@ const model = new MockLanguageModelV4({ modelId: 'bench-model' });
 interface LoopResult {
   readonly waits: number[];
   readonly sentTokens: number;
+  /** Cache-priced cost of the prompts sent, in input-token units: each prefix shared with the previous prompt read. */
+  readonly cost: number;
   readonly summaries: number;
   readonly folds: number;
   readonly ahead: number;
@@ -69,16 +73,23 @@ async function runLoop(prompts: readonly LanguageModelV4Prompt[], ahead: boolean
     },
   });
   const waits: number[] = [];
+  let cost = 0;
+  let previous: ReturnType<typeof measurePrompt> = [];
   for (const prompt of prompts) {
     const params: LanguageModelV4CallOptions = { prompt: rebuilt(prompt) };
     const started = performance.now();
-    await middleware.transformParams?.({ type: 'generate', params, model });
+    const sent = await middleware.transformParams?.({ type: 'generate', params, model });
     waits.push(performance.now() - started);
+    const measured = measurePrompt((sent ?? params).prompt);
+    const cached = commonPrefixTokens(previous, measured);
+    const total = measured.reduce((sum, message) => sum + message.tokens, 0);
+    cost += cached * CACHE_READ_PRICE + (total - cached) * CACHE_WRITE_PRICE;
+    previous = measured;
     await sleep(MODEL_MS);
   }
   // a summary still running in the background is counted with the loop
   await sleep(SUMMARY_MS + 100);
-  return { waits, sentTokens, summaries: counted.calls, folds, ahead: aheadFolds };
+  return { waits, sentTokens, cost: Math.round(cost), summaries: counted.calls, folds, ahead: aheadFolds };
 }
 
 const format = (value: number) => value.toLocaleString('en-US');
@@ -87,7 +98,7 @@ function row(source: string, mode: string, result: LoopResult): string {
   const waited = result.waits.filter((ms) => ms > WAITED_MS);
   const total = waited.reduce((sum, ms) => sum + ms, 0);
   const median = [...result.waits].sort((a, b) => a - b)[Math.floor(result.waits.length / 2)] ?? 0;
-  return `   ${source.padEnd(16)} ${mode.padEnd(8)} ${`${waited.length} / ${result.waits.length}`.padStart(8)} ${`${(total / 1000).toFixed(1)} s`.padStart(9)} ${`${median.toFixed(1)} ms`.padStart(10)} ${format(result.sentTokens).padStart(12)} ${String(result.summaries).padStart(9)} ${String(result.folds).padStart(6)} ${String(result.ahead).padStart(6)}`;
+  return `   ${source.padEnd(16)} ${mode.padEnd(8)} ${`${waited.length} / ${result.waits.length}`.padStart(8)} ${`${(total / 1000).toFixed(1)} s`.padStart(9)} ${`${median.toFixed(1)} ms`.padStart(10)} ${format(result.sentTokens).padStart(12)} ${format(result.cost).padStart(12)} ${String(result.summaries).padStart(9)} ${String(result.folds).padStart(6)} ${String(result.ahead).padStart(6)}`;
 }
 
 export async function summariesAhead(sessions: readonly SessionFile[]): Promise<void> {
@@ -96,10 +107,10 @@ export async function summariesAhead(sessions: readonly SessionFile[]): Promise<
     `\n10. Summaries ahead of time: a ${STEPS}-step loop per fixture source (its runs in turn), ${WINDOW / 1000}k window, the model answering in ${MODEL_MS / 1000} s, a summarizer taking ${SUMMARY_MS / 1000} s`,
   );
   console.log(
-    `   a step waits when the middleware took over ${WAITED_MS} ms; sent = prompt tokens of all steps; folds (ahead: with the summary made ahead of time)`,
+    `   a step waits when the middleware took over ${WAITED_MS} ms; sent = prompt tokens of all steps; cache-priced: each step's prefix shared with the step before read at ${CACHE_READ_PRICE}x, the rest written at ${CACHE_WRITE_PRICE}x; folds (ahead: with the summary made ahead of time)`,
   );
   console.log(
-    `   ${'source'.padEnd(16)} ${'ahead'.padEnd(8)} ${'waited'.padStart(8)} ${'waiting'.padStart(9)} ${'median'.padStart(10)} ${'sent'.padStart(12)} ${'summaries'.padStart(9)} ${'folds'.padStart(6)} ${'ahead'.padStart(6)}`,
+    `   ${'source'.padEnd(16)} ${'ahead'.padEnd(8)} ${'waited'.padStart(8)} ${'waiting'.padStart(9)} ${'median'.padStart(10)} ${'sent'.padStart(12)} ${'cache-priced'.padStart(12)} ${'summaries'.padStart(9)} ${'folds'.padStart(6)} ${'ahead'.padStart(6)}`,
   );
   // a warm process: the tokenizer loaded before the loops start
   await contextCompression({ contextWindow: WINDOW }).transformParams?.({

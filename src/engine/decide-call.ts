@@ -38,9 +38,12 @@ export interface StageServices {
           facts: CallFacts,
           point: CompressionPoint,
           projection: Projection,
-        ): Promise<{ cut: number; due: boolean } | undefined>;
-        /** Plans a fold of this point to `cut`, made from a later call on, its summary started in the background. */
-        plan(facts: CallFacts, point: CompressionPoint, cut: number): Promise<void>;
+        ): Promise<{ cut: number; due: boolean; replaces: boolean } | undefined>;
+        /**
+         * Plans a fold of this point to `cut`, made from a later call on, its summary started in the background;
+         * `replaces`: in place of a shorter one that was of no use.
+         */
+        plan(facts: CallFacts, point: CompressionPoint, cut: number, replaces?: boolean): Promise<void>;
       }
     | undefined;
   readonly recall: RecallStage;

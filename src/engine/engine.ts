@@ -181,7 +181,7 @@ export class CompressionEngine {
       ahead: this.ahead && {
         active: () => !this.settings.ahead?.signal?.aborted,
         find: (facts, point, projection) => (this.ahead as FoldsAhead).find(facts, point, projection),
-        plan: (facts, point, cut) => (this.ahead as FoldsAhead).plan(facts, point, cut),
+        plan: (facts, point, cut, replaces) => (this.ahead as FoldsAhead).plan(facts, point, cut, replaces),
       },
       recall: this.recalls,
       project: (facts, point) => this.project(facts, point),
@@ -342,14 +342,8 @@ export class CompressionEngine {
     const estimatedTokens = this.total(projection, point);
     // a call that did not fold may plan the fold a later call will need, summarized after this prompt went out; not
     // from a drop a failed or waiting summary forced: a later call starts from the point before it, as stored
-    if (this.ahead && decided.messagesFolded === 0 && !decided.failure && lasting === point) {
-      await this.ahead.consider(facts, {
-        point,
-        projection,
-        tokens: estimatedTokens,
-        stateTokens: this.stateTokens(point.state),
-        maskable: () => freedUnderPressure(this.services, facts, point, projection),
-      });
+    if (decided.messagesFolded === 0 && !decided.failure && lasting === point) {
+      await this.considerAhead(facts, point, projection, estimatedTokens);
     }
     const { decisions, event } = this.reporter.changes({
       facts,
@@ -367,6 +361,17 @@ export class CompressionEngine {
       deferred: decided.deferred,
       event,
     };
+  }
+
+  /** Plans the fold a later call will need, when summaries are made ahead of time (see `FoldsAhead.consider`). */
+  private async considerAhead(facts: CallFacts, point: CompressionPoint, projection: Projection, tokens: number) {
+    await this.ahead?.consider(facts, {
+      point,
+      projection,
+      tokens,
+      stateTokens: this.stateTokens(point.state),
+      maskable: () => freedUnderPressure(this.services, facts, point, projection),
+    });
   }
 
   /**

@@ -1,5 +1,5 @@
 import { EMPTY_SESSION_STATE } from '../session-state/session-state.js';
-import { type FoldPlan, planBudgetFold, planSemanticFold } from '../strategies/folding.js';
+import { type FoldPlan, planBudgetFold, planSemanticFold, weighFold } from '../strategies/folding.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
 import type { CompressionPoint } from './compression-point.js';
 import type { DecideCall, DecideStage } from './decide-call.js';
@@ -36,9 +36,18 @@ export const budgetFolds: DecideStage = {
   plan: async (context) => {
     if (foldsOfBudget(context) >= MAX_BUDGET_FOLDS) return undefined;
     const plan = budgetPlan(context, false);
-    return plan && foldWhenSummarized(context, plan, { canWait: budgetWaits(context), shallower: true });
+    // a shorter fold pending is taken when it takes the prompt below the threshold (else the deeper fold is planned)
+    const canWait = budgetWaits(context);
+    const takes = (cut: number) => !canWait || belowThreshold(context, cut);
+    return plan && foldWhenSummarized(context, plan, { canWait, takes });
   },
 };
+
+/** Whether folding to `cut` takes the prompt below the threshold, the state left room to grow. */
+function belowThreshold(context: Context, cut: number): boolean {
+  const { freed } = weighFold(foldWeights(context), cut);
+  return context.tokens - freed <= context.call.facts.limits.compressAt;
+}
 
 /** Whether the budget's fold may wait for its summary: the prompt is below the hard limit. */
 function budgetWaits({ call, tokens }: Context): boolean {
@@ -57,14 +66,23 @@ function budgetWaits({ call, tokens }: Context): boolean {
 async function foldWhenSummarized(
   context: Context,
   plan: FoldPlan,
-  { canWait, shallower }: { canWait: boolean; shallower: boolean },
+  {
+    canWait,
+    takes,
+  }: {
+    canWait: boolean;
+    /** Whether the fold takes a pending fold short of its own cut (one at or past it is always taken). */
+    takes: (cut: number) => boolean;
+  },
 ): Promise<StagePlan | undefined> {
   const { call, point, projection } = context;
   const { ahead } = call.services;
   if (!ahead?.active()) return fold(context, plan, false);
   const found = await ahead.find(call.facts, point, projection);
-  // a segment's fold takes no pending fold short of its end: it plans its own instead
-  const pending = found && (shallower || found.cut >= plan.cut) && shrinks(context, found.cut) ? found : undefined;
+  // a shorter one is taken when the fold finds it of use, or it was planned in place of another already (so that
+  // folds planned deeper and deeper never hold the prompt back)
+  const taken = found && (found.cut >= plan.cut || found.replaces || takes(found.cut));
+  const pending = taken && shrinks(context, found.cut) ? found : undefined;
   if (pending && (pending.due || !canWait)) {
     // a fold whose state outweighs what it folds waits a few messages, unless a deeper one replaces it now
     const deeper = plan.cut > pending.cut;
@@ -74,7 +92,7 @@ async function foldWhenSummarized(
   if (!canWait) return fold(context, plan, false);
   // one fold pending at a time: it is made once due
   if (pending && !pending.due) return undefined;
-  if (shrinks(context, plan.cut)) await ahead.plan(call.facts, point, plan.cut);
+  if (shrinks(context, plan.cut)) await ahead.plan(call.facts, point, plan.cut, found !== undefined);
   return undefined;
 }
 
@@ -126,12 +144,8 @@ async function semanticFold(context: Context): Promise<StagePlan | undefined> {
   const plan =
     semantic && !context.call.force && context.tokens <= context.call.facts.limits.compressAt
       ? planSemanticFold({
-          facts: context.call.facts,
-          point: context.point,
-          projection: context.projection,
-          stateTokens: context.call.services.stateTokens(context.point.state),
+          ...foldWeights(context),
           options: semantic,
-          economics: context.call.economics,
           boundaries: () => context.call.services.boundaries(context.call.facts, semantic),
           inUse: (to) => inUse(context, to),
           onDeferred: (decision) => {
@@ -141,9 +155,20 @@ async function semanticFold(context: Context): Promise<StagePlan | undefined> {
       : undefined;
   // a conversation waiting after a failure neither folds nor reports a fold it defers
   if ((!plan && !deferred) || (await context.call.backingOff())) return undefined;
-  const folded = plan && (await foldWhenSummarized(context, plan, { canWait: true, shallower: true }));
+  // a shorter fold pending is taken when it pays on its own, as the segment's did (else the segment's is planned)
+  const takes = (cut: number) => {
+    const { freed, pays } = weighFold(foldWeights(context), cut);
+    return pays && freed >= (semantic ? semantic.minTokens : 0);
+  };
+  const folded = plan && (await foldWhenSummarized(context, plan, { canWait: true, takes }));
   if (folded || !deferred) return folded;
   return { point: context.point, report: { deferred: [deferred] } };
+}
+
+/** What weighing a fold of this point below the threshold takes. */
+function foldWeights({ call, point, projection }: Context) {
+  const { facts, services, economics } = call;
+  return { facts, point, projection, stateTokens: services.stateTokens(point.state), economics };
 }
 
 /** The quoted results up to `to`: one the prompt hides already (masked, redacted on request) holds no fold back. */

@@ -123,10 +123,10 @@ export class FoldsAhead {
     facts: CallFacts,
     point: CompressionPoint,
     projection: Projection,
-  ): Promise<{ cut: number; due: boolean } | undefined> {
+  ): Promise<{ cut: number; due: boolean; replaces: boolean } | undefined> {
     const ahead = await this.planned(facts);
     if (!ahead || !fits(ahead, facts, point, projection)) return undefined;
-    return { cut: ahead.cut, due: facts.messages.length >= ahead.readyAt };
+    return { cut: ahead.cut, due: facts.messages.length >= ahead.readyAt, replaces: ahead.replaces === true };
   }
 
   /** The fold pending for the conversation, as this instance planned or read it, else as the store has it. */
@@ -137,10 +137,11 @@ export class FoldsAhead {
   /**
    * Plans a fold of this point to `cut`, made from a later call on, and starts its summary in the background; not
    * while the conversation's summarizer waits (after a failure, or a fold whose state outweighed what it folded).
+   * `replaces`: planned in place of a shorter fold that was due but of no use (this one is not replaced in turn).
    */
-  async plan(facts: CallFacts, point: CompressionPoint, cut: number): Promise<void> {
+  async plan(facts: CallFacts, point: CompressionPoint, cut: number, replaces = false): Promise<void> {
     if (await this.folds.backingOff(facts)) return;
-    const ahead = { ...foldAhead(facts, point, cut), readyAt: this.readyAt(facts) };
+    const ahead = { ...foldAhead(facts, point, cut), readyAt: this.readyAt(facts), ...(replaces && { replaces }) };
     this.pending.set(facts.conversation, ahead);
     await this.store.save(facts.scope, facts.conversation, ahead);
     this.start(facts, point, { cut, decision: AHEAD_DECISION });

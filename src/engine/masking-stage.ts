@@ -9,10 +9,22 @@ import type { StageContext } from './run-stages.js';
 
 type Context = StageContext<DecideCall>;
 
-/** Old and stale tool results masked in one batch, when the budget presses or the batch pays for its cache break. */
+/**
+ * Old and stale tool results masked in one batch, when the budget presses or the batch pays for its cache break.
+ * With summaries made ahead of time, a call under pressure below the hard limit may leave its fold to a later call
+ * (the cache does not break anyway): the batch then clears every candidate only when that takes the prompt below the
+ * threshold, and otherwise pays for its own break like a batch below it.
+ */
 export const maskResults: DecideStage = {
   name: 'masking',
-  plan: (context) => maskingPlan(context, context.call.pressure),
+  plan: (context) => {
+    const { call, tokens } = context;
+    const { limits } = call.facts;
+    const foldMayWait = call.services.ahead?.active() === true && !call.force && tokens <= limits.hardLimit;
+    if (!call.pressure || !foldMayWait) return maskingPlan(context, call.pressure);
+    const all = maskingPlan(context, true);
+    return all && tokens - all.report.masked.tokensFreed <= limits.compressAt ? all : maskingPlan(context, false);
+  },
 };
 
 /**

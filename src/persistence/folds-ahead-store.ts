@@ -12,6 +12,8 @@ const AheadSchema = z.object({
   state: z.string(),
   /** The history length from which a call folds it: as many calls on from its planning as its summary takes. */
   readyAt: z.number().int().nonnegative(),
+  /** Planned in place of a shorter fold that was due but of no use: taken when due, not replaced again. */
+  replaces: z.boolean().optional(),
 });
 
 /**

@@ -156,7 +156,6 @@ export function planSemanticFold({
 }): FoldPlan | undefined {
   const { layout } = projection;
   const from = point.coveredCount;
-  const now = layout.total(from, stateTokens);
   // nothing to fold unless a finished segment beyond the fold point holds at least minTokens
   const { minTokens, deferWhileQuoted } = options;
   const lastStart = facts.lastStepStart;
@@ -169,10 +168,10 @@ export function planSemanticFold({
   let quoted: readonly ResultInUse[] | undefined;
   let deferred: { boundary: Boundary; freed: number; blocking: readonly ResultInUse[] } | undefined;
   for (const boundary of candidates.reverse()) {
-    const folded = layout.total(from, 0) - layout.total(boundary.messageIndex, 0);
-    const after = layout.total(boundary.messageIndex, stateTokens + stateGrowth(facts.limits.budget, folded));
-    const freed = now - after;
-    const { savings, breakCost, pays } = economics.weigh(freed, after - layout.fixedTokens);
+    const { freed, savings, breakCost, pays } = weighFold(
+      { facts, point, projection, stateTokens, economics },
+      boundary.messageIndex,
+    );
     if (freed < minTokens || !pays) continue;
     // not finished after all while the work after it still quotes its results: hiding them now is the likeliest
     // way to make the agent fetch them again, and below the threshold nothing presses; a shallower segment may do
@@ -206,6 +205,34 @@ export function planSemanticFold({
     });
   }
   return undefined;
+}
+
+/**
+ * A fold below the threshold to `cut`, weighed: the tokens it frees (the state left room to grow) and whether the
+ * cache reads it saves pay for the one-time rewrite of the prompt after it.
+ */
+export function weighFold(
+  {
+    facts,
+    point,
+    projection,
+    stateTokens,
+    economics,
+  }: {
+    facts: CallFacts;
+    point: CompressionPoint;
+    projection: Projection;
+    stateTokens: number;
+    economics: CacheEconomics;
+  },
+  cut: number,
+): { freed: number; savings: number; breakCost: number; pays: boolean } {
+  const { layout } = projection;
+  const from = point.coveredCount;
+  const folded = layout.total(from, 0) - layout.total(cut, 0);
+  const after = layout.total(cut, stateTokens + stateGrowth(facts.limits.budget, folded));
+  const freed = layout.total(from, stateTokens) - after;
+  return { freed, ...economics.weigh(freed, after - layout.fixedTokens) };
 }
 
 /** The quoted results for a decision's details: how many, and the first calls with the term quoted. */

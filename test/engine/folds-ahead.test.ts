@@ -48,6 +48,28 @@ function loop(steps: number): LanguageModelV4Prompt {
   return prompt;
 }
 
+/** A loop of file reads after one task message, read `i` of `lines[i]` lines (about 7 tokens each). */
+function sizedLoop(lines: readonly number[]): LanguageModelV4Prompt {
+  const prompt: LanguageModelV4Prompt = [
+    { role: 'user', content: [{ type: 'text', text: 'Find where the retry limit is set.' }] },
+  ];
+  lines.forEach((count, step) => {
+    const toolCallId = `call-${step}`;
+    const value = `// m${step}\n${`export const v${step}_${'x'.repeat(step % 5)} = ${step};\n`.repeat(count)}`;
+    prompt.push(
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId, toolName: 'read_file', input: { path: `src/m${step}.ts` } }],
+      },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId, toolName: 'read_file', output: { type: 'text', value } }],
+      },
+    );
+  });
+  return prompt;
+}
+
 /** A summarizer whose calls wait until the test releases them, counted. */
 function gatedSummarizer() {
   const calls: SummarizeInput[] = [];
@@ -161,6 +183,64 @@ describe('summaries made ahead of time', () => {
     for (; events.length === 0 && step < 60; step++) await send(two, loop(step));
     expect(events[0]?.messagesFolded).toBeGreaterThan(0);
     expect(second.calls.length).toBe(0);
+  });
+
+  it('plans a deeper fold in place of a pending one too short for a jump of the prompt: one cache break, not two', async () => {
+    const events: CompressEvent[] = [];
+    const middleware = contextCompression({
+      ...LIMITS,
+      // room between the threshold and the hard limit: a large result can wait for a deeper fold's summary
+      compressAt: 0.5,
+      compressTo: 0.45,
+      hardLimit: 0.95,
+      summarizer: offline,
+      triggers: { semantic: false },
+      masking: false,
+      onCompress: (event) => events.push(event),
+    });
+    // reads of about 150 tokens, one of about 1,500 when the fold planned ahead is due, then small ones again
+    const lines = [...Array.from({ length: 26 }, () => 20), 220, ...Array.from({ length: 8 }, () => 20)];
+    for (let step = 1; step <= lines.length; step++) {
+      await send(middleware, sizedLoop(lines.slice(0, step)));
+      await settle();
+    }
+    const folds = events.filter((event) => event.messagesFolded > 0);
+    expect(folds.length).toBeGreaterThan(0);
+    expect(folds.every((event) => event.decisions.some((decision) => decision.details.includes('ahead of time')))).toBe(
+      true,
+    );
+    // the fold planned before the jump would leave the prompt over the threshold (and a second fold two calls on): the
+    // call waits for the deeper one instead, which takes it below
+    for (const fold of folds) expect(fold.tokensAfter).toBeLessThanOrEqual(0.5 * 8_000);
+  });
+
+  it('masks no batch that does not pay while the fold under pressure waits for its summary', async () => {
+    const events: CompressEvent[] = [];
+    const gated = gatedSummarizer();
+    const middleware = contextCompression({
+      ...LIMITS,
+      compressAt: 0.5,
+      compressTo: 0.45,
+      hardLimit: 0.95,
+      summarizer: gated.summarizer,
+      triggers: { semantic: false },
+      onCompress: (event) => events.push(event),
+    });
+    // a long task, thirty one-line reads, then a read large enough to take the prompt over the threshold (not the
+    // hard limit) at once
+    const task = `Migrate the retry settings. ${'Keep every caller working and note each file you touch. '.repeat(90)}`;
+    const lines = [...Array.from({ length: 30 }, () => 10), 100];
+    for (let step = 1; step <= lines.length; step++) {
+      const prompt = sizedLoop(lines.slice(0, step));
+      prompt[0] = { role: 'user', content: [{ type: 'text', text: task }] };
+      await send(middleware, prompt);
+    }
+    await settle();
+    // the fold waits for its summary (the call did not hang on the gated summarizer), so nothing breaks the cache:
+    // masking the small stale results would free a few hundred tokens for a rewrite of the whole prompt
+    expect(gated.calls.length).toBe(1);
+    expect(events.filter((event) => event.observationsMasked.count > 0)).toEqual([]);
+    gated.close();
   });
 
   it('reports a summary that failed in the background, and the fold is made when due by the call', async () => {
