@@ -86,8 +86,7 @@ export const hosts = (random: Random, service: string, count: number): string[] 
   Array.from({ length: count }, (_unused, index) => `${service}-${index + 1}.${random.pick(REGIONS)}.internal`);
 
 /** A release tag. */
-export const release = (random: Random): string =>
-  `v2025.${random.int(1, 12)}.${random.int(0, 9)}-rc${random.int(1, 7)}`;
+export const release = (random: Random): string => `v${random.int(3, 9)}.${random.int(0, 40)}.${random.int(0, 20)}`;
 
 /** A request id as the services log it. */
 export const requestId = (random: Random): string => `req_${random.code(12).toLowerCase()}`;
