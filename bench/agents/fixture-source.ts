@@ -68,7 +68,7 @@ export function fixtureSource(session: SessionFile): FixtureSource | undefined {
   return namedSource(session, FIXTURE_SOURCES) ?? sourceFromTools(session);
 }
 
-/** The source of any run: {@link fixtureSource}, except that a run labelled `generic-agent/...` is the generated agent's. */
+/** The source of any run: {@link fixtureSource}, but a run labelled `generic-agent/...` is the generated agent's. */
 export function agentSource(session: SessionFile): AgentSource | undefined {
   return namedSource(session, AGENT_SOURCES) ?? sourceFromTools(session);
 }

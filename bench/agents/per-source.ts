@@ -101,10 +101,11 @@ function legend(sessions: readonly SessionFile[]): string[] {
   const generated = sessions.length - recorded.length;
   return [
     'source: the first segment of the run\'s "source" field (mini-swe-agent/, tau-bench/, swe-agent/); the tool shapes',
-    `  alone agree on ${agree} of ${recorded.length} recorded runs (structured args: tau-bench; only {command} args: SWE-agent`,
-    '  when an ACI command such as open, edit or find_file appears, else mini-swe-agent)',
-    `${GENERIC_AGENT}: ${generated} generated runs of an operations assistant (bench/agents/generic-agent.ts) whose tools and`,
-    '  output formats (JSON records, psql tables, HTML pages, listings, grouped search hits, tracebacks) no recorded run has',
+    `  alone agree on ${agree} of ${recorded.length} recorded runs (structured args: tau-bench; only {command} args:`,
+    '  SWE-agent when an ACI command such as open, edit or find_file appears, else mini-swe-agent)',
+    `${GENERIC_AGENT}: ${generated} generated runs of an operations assistant (bench/agents/generic-agent.ts) whose`,
+    '  tools and output formats (JSON records, psql tables, HTML pages, listings, grouped search hits, tracebacks) no',
+    '  recorded run has',
     "vs SW: input tokens / SW's on the same runs; x floor: cache-priced cost / write-once floor (as in section 3)",
     'needed later: needed / hidden (as in section 4); compr.: calls whose prompt is not the previous prompt + appended',
     'between: calls from one compression to the next within a run, min / median; - when no run compressed twice',
