@@ -9,7 +9,8 @@
  *    the published sliding-window masking, and this library's folding only, batched masking only, and both.
  * 4. Masking policies on the fixture trajectories: tokens saved against the observations needed again later.
  * 5. The worst case of counting: CJK, base64 and one repeated character beside English, per shipped counter.
- * 6. The policy per fixture source (mini-swe-agent, tau-bench, SWE-agent) beside the sliding window, with
+ * 6. The policy per agent (the fixture sources mini-swe-agent, tau-bench, SWE-agent, and a generated agent with
+ *    tools and output formats of its own, bench/agents/generic-agent.ts) beside the sliding window, with
  *    leave-one-source-out over a small grid of hiding options (bench/agents/per-source.ts).
  * 7. 5,000 conversations of 20 turns in one process: the engine's heap and the p50 / p99 of a call as they grow
  *    (bench/many-conversations.ts).
@@ -29,6 +30,7 @@ import { contextCompression, withContextCompression } from '../adapters/ai-sdk/i
 import { type ReplayResult, replaySession, totals } from '../examples/lib/replay.js';
 import { fixturesDir, readSessions } from '../examples/lib/session-file.js';
 import { rebuilt } from './agent-history.js';
+import { genericAgentRuns } from './agents/generic-agent.js';
 import { perSource } from './agents/per-source.js';
 import { slidingWindowMasking } from './baselines/sliding-window-masking.js';
 import { firstCalls } from './first-calls.js';
@@ -252,14 +254,11 @@ async function triggers() {
   }
 }
 
-/** Section 6 reads the fixture trajectories; without them it says so. */
+/** Section 6 on the fixture trajectories and the generated agent's runs; on the generated runs alone without fixtures. */
 async function perSourceSection() {
   const dir = fixturesDir();
-  if (!dir) {
-    console.log('\n6. Per source: skipped, ../shared/fixtures is not beside this checkout');
-    return;
-  }
-  await perSource(readSessions(resolve(dir, 'trajectories.jsonl')));
+  if (!dir) console.log('\n6. Per source: ../shared/fixtures is not beside this checkout, the generated agent only');
+  await perSource([...(dir ? readSessions(resolve(dir, 'trajectories.jsonl')) : []), ...genericAgentRuns()]);
 }
 
 /** Sections 1 and 1b read the fixture trajectories; without them they say so and the rest runs. */

@@ -2,7 +2,7 @@
  * Leave-one-source-out: a setting is chosen on the runs of the other sources only and judged on the held-out one, so
  * a setting that fits one agent's tool format cannot pass for a general one.
  */
-import type { FixtureSource } from './fixture-source.js';
+import type { AgentSource } from './fixture-source.js';
 import type { RunFigures } from './run-figures.js';
 import { aggregate, type Figures } from './source-figures.js';
 
@@ -17,7 +17,7 @@ export interface Candidate {
 
 /** The setting chosen with `heldOut` left out, its figures on the training sources and on the held-out one. */
 export interface Choice {
-  readonly heldOut: FixtureSource;
+  readonly heldOut: AgentSource;
   readonly setting: string;
   /** Whether it met the token limit on the training sources; false when no setting did (then: the fewest tokens). */
   readonly withinLimit: boolean;
@@ -35,7 +35,7 @@ export interface Choice {
  * `withinLimit` is false.
  */
 export function chooseSetting(
-  heldOut: FixtureSource,
+  heldOut: AgentSource,
   candidates: readonly Candidate[],
   baseline: readonly RunFigures[],
   limit = TOKEN_LIMIT,

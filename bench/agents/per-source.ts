@@ -1,7 +1,7 @@
 /**
- * Bench section 6: the masking and folding policy judged per fixture source (mini-swe-agent, tau-bench, SWE-agent)
- * at a 200k and a 16k window, beside the sliding-window baseline, and leave-one-source-out over a small grid of the
- * policy's public options that govern hiding.
+ * Bench section 6: the masking and folding policy judged per agent (the fixture sources mini-swe-agent, tau-bench and
+ * SWE-agent, and the generated agent of generic-agent.ts) at a 200k and a 16k window, beside the sliding-window
+ * baseline, and leave-one-source-out over a small grid of the policy's public options that govern hiding.
  */
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { wrapLanguageModel } from 'ai';
@@ -10,7 +10,8 @@ import { withContextCompression } from '../../adapters/ai-sdk/index.js';
 import type { SessionFile } from '../../examples/lib/session-file.js';
 import type { CompressionOptions } from '../../src/options/options.js';
 import { slidingWindowMasking } from '../baselines/sliding-window-masking.js';
-import { FIXTURE_SOURCES, fixtureSource, sourceFromTools } from './fixture-source.js';
+import { AGENT_SOURCES, agentSource, fixtureSource, sourceFromTools } from './fixture-source.js';
+import { GENERIC_AGENT } from './generic-agent.js';
 import { type Candidate, type Choice, chooseSetting, TOKEN_LIMIT } from './leave-one-source-out.js';
 import { formatRow, formatVerdicts, HEADER, judge } from './per-source-table.js';
 import { measureRun, type RunFigures } from './run-figures.js';
@@ -41,8 +42,9 @@ async function measureAll(
   return runs;
 }
 
-/** Held-out figures of each source under its chosen setting, then pooled over the sources. */
+/** Held-out figures of each source under its chosen setting, then pooled over the sources; none without choices. */
 function heldOutFigures(choices: readonly Choice[]): Map<Scope, Figures> {
+  if (choices.length === 0) return new Map();
   const figures = new Map<Scope, Figures>(choices.map((choice) => [choice.heldOut, choice.heldOutFigures]));
   figures.set('overall', aggregate(choices.flatMap((choice) => choice.heldOutRuns)));
   return figures;
@@ -92,27 +94,68 @@ function windowRows(
   return rows;
 }
 
-/** Prints section 6 for `sessions` (the fixture trajectories). */
-export async function perSource(sessions: readonly SessionFile[]): Promise<void> {
-  const started = performance.now();
-  let replays = 0;
-  console.log(`\n6. Per source: the ${sessions.length} trajectories by agent, policy vs sliding window 10 (SW)`);
-  const agree = sessions.filter((session) => sourceFromTools(session) === fixtureSource(session)).length;
-  const legend = [
+/** The legend of section 6: what the sources are and how to read each column. */
+function legend(sessions: readonly SessionFile[]): string[] {
+  const recorded = sessions.filter((session) => agentSource(session) !== GENERIC_AGENT);
+  const agree = recorded.filter((session) => sourceFromTools(session) === fixtureSource(session)).length;
+  const generated = sessions.length - recorded.length;
+  return [
     'source: the first segment of the run\'s "source" field (mini-swe-agent/, tau-bench/, swe-agent/); the tool shapes',
-    `  alone agree on ${agree} of ${sessions.length} runs (structured args: tau-bench; only {command} args: SWE-agent when`,
-    '  an ACI command such as open, edit or find_file appears, else mini-swe-agent)',
+    `  alone agree on ${agree} of ${recorded.length} recorded runs (structured args: tau-bench; only {command} args:`,
+    '  SWE-agent when an ACI command such as open, edit or find_file appears, else mini-swe-agent)',
+    `${GENERIC_AGENT}: ${generated} generated runs of an operations assistant (bench/agents/generic-agent.ts) whose`,
+    '  tools and output formats (JSON records, psql tables, HTML pages, listings, grouped search hits, tracebacks) no',
+    '  recorded run has',
     "vs SW: input tokens / SW's on the same runs; x floor: cache-priced cost / write-once floor (as in section 3)",
     'needed later: needed / hidden (as in section 4); compr.: calls whose prompt is not the previous prompt + appended',
     'between: calls from one compression to the next within a run, min / median; - when no run compressed twice',
-    `LOSO <setting>: on the held-out source, the grid setting with the lowest needed-later rate on the other two sources`,
+    'LOSO <setting>: on the held-out source, the grid setting with the lowest needed-later rate on the other sources',
     `  among those sending at most ${TOKEN_LIMIT}x SW's tokens there`,
     `  grid: ${GRID.map((setting) => setting.name).join(' | ')}`,
     'ok / MISS: the targets (listed below the table); SW ignores the window: its 16k figures are its 200k ones',
   ];
-  for (const line of legend) console.log(`   ${line}`);
+}
+
+/** The lines below the table for one window: the settings leave-one-source-out chose, and the targets. */
+function windowSummary(
+  contextWindow: number,
+  choices: readonly Choice[],
+  judged: {
+    policy: ReadonlyMap<Scope, Figures>;
+    held: ReadonlyMap<Scope, Figures>;
+    baseline: ReadonlyMap<Scope, Figures>;
+  },
+): string[] {
+  const window = `${contextWindow / 1000}k`;
+  const lines: string[] = [];
+  if (choices.length > 0) {
+    lines.push(`   ${window}: leave-one-source-out choices (each chosen on the other sources)`);
+    for (const choice of choices) {
+      lines.push(
+        `      ${choice.heldOut.padEnd(15)} ${choice.setting.padEnd(24)} there: needed later ${choice.training.rate.toFixed(3)}, tokens ${choice.trainingTokenRatio.toFixed(2)}x SW${choice.withinLimit ? '' : ` (no setting within ${TOKEN_LIMIT}x: fewest tokens)`}`,
+      );
+    }
+  } else lines.push(`   ${window}: leave-one-source-out needs runs of two sources or more`);
+  lines.push(`   ${window}: targets, default policy`);
+  lines.push(...formatVerdicts(judge(judged.policy, judged.baseline, contextWindow, false), '      '));
+  if (choices.length > 0) {
+    lines.push(`   ${window}: targets, leave-one-source-out`);
+    lines.push(...formatVerdicts(judge(judged.held, judged.baseline, contextWindow, true), '      '));
+  }
+  return lines;
+}
+
+/**
+ * Prints section 6 for `sessions`: the fixture trajectories when they are present and the generated agent's runs.
+ * Leave-one-source-out runs when two sources or more are present.
+ */
+export async function perSource(sessions: readonly SessionFile[]): Promise<void> {
+  const started = performance.now();
+  let replays = 0;
+  console.log(`\n6. Per source: the ${sessions.length} trajectories by agent, policy vs sliding window 10 (SW)`);
+  for (const line of legend(sessions)) console.log(`   ${line}`);
   console.log('');
-  const present = FIXTURE_SOURCES.filter((source) => sessions.some((session) => fixtureSource(session) === source));
+  const present = AGENT_SOURCES.filter((source) => sessions.some((session) => agentSource(session) === source));
   const baselineRuns = await measureAll(sessions, (mock) =>
     wrapLanguageModel({ model: mock, middleware: slidingWindowMasking(10) }),
   );
@@ -130,20 +173,10 @@ export async function perSource(sessions: readonly SessionFile[]): Promise<void>
       candidates.push({ name: setting.name, runs });
     }
     const policy = figuresBySource(candidates[0]?.runs ?? []);
-    const choices = present.map((source) => chooseSetting(source, candidates, baselineRuns));
+    const choices = present.length > 1 ? present.map((source) => chooseSetting(source, candidates, baselineRuns)) : [];
     const held = heldOutFigures(choices);
     for (const row of windowRows(contextWindow, baseline, policy, held, choices)) console.log(row);
-    const window = `${contextWindow / 1000}k`;
-    summaries.push(`   ${window}: leave-one-source-out choices (chosen on the other two sources)`);
-    for (const choice of choices) {
-      summaries.push(
-        `      ${choice.heldOut.padEnd(15)} ${choice.setting.padEnd(24)} there: needed later ${choice.training.rate.toFixed(3)}, tokens ${choice.trainingTokenRatio.toFixed(2)}x SW${choice.withinLimit ? '' : ` (no setting within ${TOKEN_LIMIT}x: fewest tokens)`}`,
-      );
-    }
-    summaries.push(`   ${window}: targets, default policy`);
-    summaries.push(...formatVerdicts(judge(policy, baseline, contextWindow, false), '      '));
-    summaries.push(`   ${window}: targets, leave-one-source-out`);
-    summaries.push(...formatVerdicts(judge(held, baseline, contextWindow, true), '      '));
+    summaries.push(...windowSummary(contextWindow, choices, { policy, held, baseline }));
   }
   console.log('');
   for (const line of summaries) console.log(line);

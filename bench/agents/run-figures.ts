@@ -7,12 +7,12 @@ import type { MockLanguageModelV4 } from 'ai/test';
 import { type ReplayStep, replaySession } from '../../examples/lib/replay.js';
 import type { SessionFile } from '../../examples/lib/session-file.js';
 import { neededLater } from '../needed-later.js';
-import { type FixtureSource, fixtureSource } from './fixture-source.js';
+import { type AgentSource, agentSource } from './fixture-source.js';
 
 /** One run's figures under one system. */
 export interface RunFigures {
   readonly id: string;
-  readonly source: FixtureSource;
+  readonly source: AgentSource;
   /** Model calls replayed: one per assistant turn. */
   readonly calls: number;
   /** Input tokens sent to the model over all calls. */
@@ -44,13 +44,13 @@ export function compressionCalls(steps: readonly Pick<ReplayStep, 'sentTokens' |
 
 /**
  * Replays `session` call by call through the system `wrap` builds around the recording mock and measures it.
- * Throws when the run's source cannot be told (see `fixtureSource`).
+ * Throws when the run's source cannot be told (see `agentSource`).
  */
 export async function measureRun(
   session: SessionFile,
   wrap: (mock: MockLanguageModelV4) => LanguageModelV4,
 ): Promise<RunFigures> {
-  const source = fixtureSource(session);
+  const source = agentSource(session);
   if (!source) throw new Error(`measureRun: cannot tell the source of ${session.id} (no source field, no tool calls)`);
   let recording: MockLanguageModelV4 | undefined;
   const result = await replaySession(session, (mock) => {

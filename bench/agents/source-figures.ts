@@ -1,5 +1,5 @@
 /** Run figures pooled per fixture source and overall. */
-import { FIXTURE_SOURCES, type FixtureSource } from './fixture-source.js';
+import { AGENT_SOURCES, type AgentSource } from './fixture-source.js';
 import type { RunFigures } from './run-figures.js';
 
 /** Pooled figures of some runs under one system. */
@@ -24,7 +24,7 @@ export interface Figures {
 }
 
 /** A row label: a source, or all runs. */
-export type Scope = FixtureSource | 'overall';
+export type Scope = AgentSource | 'overall';
 
 /**
  * Calls from each compression to the next in one run: the length of each cache epoch that a compression opened and
@@ -70,10 +70,10 @@ export function aggregate(runs: readonly RunFigures[]): Figures {
   };
 }
 
-/** Figures of each source present in `runs` (in FIXTURE_SOURCES order), then of all of them. */
+/** Figures of each source present in `runs` (in AGENT_SOURCES order), then of all of them. */
 export function figuresBySource(runs: readonly RunFigures[]): Map<Scope, Figures> {
   const figures = new Map<Scope, Figures>();
-  for (const source of FIXTURE_SOURCES) {
+  for (const source of AGENT_SOURCES) {
     const ofSource = runs.filter((run) => run.source === source);
     if (ofSource.length > 0) figures.set(source, aggregate(ofSource));
   }

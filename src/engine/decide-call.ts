@@ -3,7 +3,7 @@ import type { EngineSettings } from '../options/engine-settings.js';
 import type { ProvisionalDrop } from '../persistence/state-records.js';
 import type { RecallStage } from '../recall/recall-stage.js';
 import type { SessionState } from '../session-state/session-state.js';
-import type { ResultInUse } from '../signals/results-in-use.js';
+import type { Quotes, ResultInUse } from '../signals/results-in-use.js';
 import type { CacheEconomics } from '../strategies/cache-economics.js';
 import type { CallDescriptions, Memo } from '../strategies/observation-masking.js';
 import type { Boundary, SemanticTriggerSettings } from '../triggers/semantic-triggers.js';
@@ -52,6 +52,8 @@ export interface StageServices {
   stateTokens(state: SessionState | undefined): number;
   /** The results in `[from, to)` the assistant quoted after they came (`findResultsInUse`), read incrementally. */
   quoted(facts: CallFacts, from: number, to: number): readonly ResultInUse[];
+  /** The results from `from` on that the assistant messages at `readers` quote (`findQuotes`), read incrementally. */
+  quotes(facts: CallFacts, from: number, readers: readonly number[]): Quotes;
   /** The segment boundaries of the call's history, found incrementally per conversation. */
   boundaries(facts: CallFacts, options: SemanticTriggerSettings): readonly Boundary[];
 }

@@ -197,6 +197,16 @@ export class CompressionEngine {
           from,
           to,
         }),
+      quotes: (facts, from, readers) =>
+        this.resultsInUse.quotes({
+          conversation: facts.conversation,
+          messages: facts.messages,
+          prefixHashes: facts.prefixHashes,
+          system: facts.system,
+          sites: facts.sites,
+          from,
+          readers,
+        }),
       // always asked with the engine's own semantic settings, so a call's boundaries depend on its facts alone
       boundaries: (facts, semantic) => {
         let found = this.foundBoundaries.get(facts);
@@ -331,13 +341,7 @@ export class CompressionEngine {
     if (changed && (decided.stateRefitted || !sameRecord(record, stored))) {
       await this.records.save({ scope: facts.scope, anchor: facts.anchor, record });
     }
-    const latest = facts.messages.findLastIndex((message) => message.role === 'user');
-    const choice = point.recalls.get(latest);
-    // stored also after a drop a failed summary forced: later calls send that drop again (the record's provisional
-    // drop), and with it the same block
-    if (choice && start.recalls.get(latest) !== choice) {
-      await this.records.saveRecall(facts.scope, latest, facts.prefixHashes, choice);
-    }
+    await this.saveRecallChoice(facts, start, point);
 
     const estimatedTokens = this.total(projection, point);
     // a call that did not fold may plan the fold a later call will need, summarized after this prompt went out; not
@@ -372,6 +376,19 @@ export class CompressionEngine {
       stateTokens: this.stateTokens(point.state),
       maskable: () => freedUnderPressure(this.services, facts, point, projection),
     });
+  }
+
+  /**
+   * Stores the recall block chosen for the latest user message when the call made a new choice; also after a drop a
+   * failed summary forced: later calls send that drop again (the record's provisional drop), and with it the same
+   * block.
+   */
+  private async saveRecallChoice(facts: CallFacts, start: CompressionPoint, point: CompressionPoint): Promise<void> {
+    const latest = facts.messages.findLastIndex((message) => message.role === 'user');
+    const choice = point.recalls.get(latest);
+    if (choice && start.recalls.get(latest) !== choice) {
+      await this.records.saveRecall(facts.scope, latest, facts.prefixHashes, choice);
+    }
   }
 
   /**

@@ -80,6 +80,7 @@ function maskingPlan(
     placeholderTokens: services.memos.placeholderTokens,
     descriptions: services.memos.descriptions,
     termMemo: services.memos.terms,
+    quotes: (readers) => services.quotes(facts, point.coveredCount, readers),
   });
   if (!plan) return undefined;
   const masked = applyMasking(point, plan, facts.messages.length);

@@ -1,6 +1,18 @@
 import { LRUCache } from 'lru-cache';
 import type { ResultSite } from '../transcript/result-sites.js';
-import { type Message, partText } from '../transcript/transcript.js';
+import type { Message } from '../transcript/transcript.js';
+import {
+  extendScan,
+  MAX_RESULTS_WITH_TERM,
+  messageTerms,
+  newScan,
+  resultTerms,
+  type TermScan,
+  type TermSetMemo,
+} from './term-scan.js';
+
+export { specificTerms } from './specific-terms.js';
+export type { TermSetMemo } from './term-scan.js';
 
 /**
  * Tool results the agent is still using: a result whose specific content (a path, an identifier, a number that no
@@ -10,75 +22,6 @@ import { type Message, partText } from '../transcript/transcript.js';
  * others.
  */
 
-/**
- * Term sets by message or tool-result part, kept by the engine across calls: a history's unchanged messages are the
- * previous call's objects (see `HistoryMemory`), so each text is read once.
- */
-export type TermSetMemo = WeakMap<object, ReadonlySet<string>>;
-
-/** A term in at most this many tool results is specific to them (more: a name every listing repeats). */
-const MAX_RESULTS_WITH_TERM = 2;
-/** Text read per message: the head of a very long result holds its names too. */
-const MAX_TEXT = 50_000;
-/** Shortest term: shorter ones (`id`, `200`, `py`) say nothing specific. */
-const MIN_TERM = 4;
-
-const CHUNK = /[A-Za-z0-9_][\w./@:-]*/g;
-const NUMBER = /^\d+(?:\.\d+)?$/;
-const IDENTIFIER = /^[A-Za-z_]\w*$/;
-
-/**
- * Whether a number says something specific: four characters or more (an id, an amount, a line number). A number that
- * recurs by coincidence (a year, a port) is left out by rarity: in more than two results it is no result's own.
- */
-const specificNumber = (number: string) => number.length >= MIN_TERM;
-
-/** Whether a piece without separators is specific on its own: a long number, or a name with `_`, digits or a hump. */
-function specificPiece(piece: string): boolean {
-  if (piece.length < MIN_TERM) return false;
-  if (NUMBER.test(piece)) return specificNumber(piece);
-  if (!IDENTIFIER.test(piece)) return /\d/.test(piece) && /[A-Za-z]/.test(piece);
-  return piece.includes('_') || /\d/.test(piece) || /[a-z][A-Z]/.test(piece) || /[A-Z]{2}[a-z]/.test(piece);
-}
-
-function addTerms(chunk: string, terms: Set<string>): void {
-  const trimmed = chunk.replace(/^[./@:-]+|[./@:-]+$/g, '');
-  if (trimmed.length < MIN_TERM) return;
-  if (NUMBER.test(trimmed)) {
-    if (specificNumber(trimmed)) terms.add(trimmed);
-    return;
-  }
-  const separator = trimmed.includes(':') ? ':' : trimmed.includes('/') ? '/' : undefined;
-  if (separator) {
-    // a path or a location: the whole (when it names something) and each of its parts
-    if (/[A-Za-z]/.test(trimmed)) terms.add(trimmed);
-    for (const part of trimmed.split(separator)) if (part) addTerms(part, terms);
-    return;
-  }
-  const pieces = trimmed.split(/[.@-]+/).filter((piece) => piece.length > 0);
-  // a dotted name, a file name, an address, a date: the whole, unless hyphenated words or short numbers
-  if (pieces.length > 1 && /[.@]/.test(trimmed) && !pieces.every((piece) => /^\d{1,2}$/.test(piece))) {
-    terms.add(trimmed);
-  }
-  for (const piece of pieces) if (specificPiece(piece)) terms.add(piece);
-}
-
-/** The specific terms of a text: paths, dotted names, identifiers with `_`, digits or inner capitals, long numbers. */
-export function specificTerms(text: string): ReadonlySet<string> {
-  const terms = new Set<string>();
-  for (const match of text.slice(0, MAX_TEXT).matchAll(CHUNK)) addTerms(match[0], terms);
-  return terms;
-}
-
-/** The specific terms of an object's text, memoized by the object. */
-function termsOf(key: object, text: () => string, memo: TermSetMemo | undefined): ReadonlySet<string> {
-  const cached = memo?.get(key);
-  if (cached) return cached;
-  const terms = specificTerms(text());
-  memo?.set(key, terms);
-  return terms;
-}
-
 /** A result the assistant quoted later: the last assistant message writing one of its specific terms, and the term. */
 export interface ResultInUse {
   readonly key: string;
@@ -86,110 +29,6 @@ export interface ResultInUse {
   readonly messageIndex: number;
   readonly term: string;
   readonly lastUse: number;
-}
-
-const NO_TERMS: ReadonlySet<string> = new Set();
-
-/** The specific terms of a result's output, memoized by its part. */
-function resultTerms(message: Message | undefined, callId: string, memo: TermSetMemo | undefined): ReadonlySet<string> {
-  for (const part of message?.parts ?? []) {
-    if (part.type === 'tool-result' && part.callId === callId) return termsOf(part, () => part.output, memo);
-  }
-  return NO_TERMS;
-}
-
-/**
- * Every string and number inside a value (tool-call arguments), one per line: JSON escapes would glue terms. An object
- * met again (a cycle, or shared) is read once.
- */
-function leaves(value: unknown, out: string[], seen = new WeakSet<object>()): string[] {
-  if (typeof value === 'string') out.push(value);
-  else if (typeof value === 'number' || typeof value === 'bigint') out.push(String(value));
-  else if (value !== null && typeof value === 'object' && !seen.has(value)) {
-    seen.add(value);
-    for (const item of Array.isArray(value) ? value : Object.values(value)) leaves(item, out, seen);
-  }
-  return out;
-}
-
-/** What a message says: its text, and its tool calls' arguments (tool results are read on their own). */
-function said(message: Message): string {
-  const texts: string[] = [];
-  for (const part of message.parts) {
-    if (part.type === 'tool-call') leaves(part.args, texts);
-    else if (part.type !== 'tool-result') texts.push(partText(part));
-  }
-  return texts.join('\n');
-}
-
-/** The specific terms of what a message says, memoized by the message. */
-const messageTerms = (message: Message, memo: TermSetMemo | undefined) => termsOf(message, () => said(message), memo);
-
-/**
- * What a scan of a history's first `count` messages learned: in how many results each term is, the terms known
- * without any result (the system prompt, the first user message), and the first dialogue message and the last
- * assistant message writing each term. Append-only: a longer history extends it.
- */
-interface TermScan {
-  count: number;
-  /** Hash of the scanned prefix (`prefixHashes[count]`), to tell the same history from another. */
-  hash: number | undefined;
-  sitesScanned: number;
-  firstUserSeen: boolean;
-  readonly resultsWith: Map<string, number>;
-  readonly known: Set<string>;
-  readonly firstSaid: Map<string, number>;
-  readonly lastWritten: Map<string, number>;
-  /**
-   * Per result (by key), its terms that no message before it wrote: fixed once the messages before it are scanned,
-   * so a query looks at these few and not at every term of every result in its range.
-   */
-  readonly unsaid: Map<string, readonly string[]>;
-}
-
-function newScan(system: readonly Message[], memo: TermSetMemo | undefined): TermScan {
-  const known = new Set<string>();
-  for (const message of system) for (const term of messageTerms(message, memo)) known.add(term);
-  return {
-    count: 0,
-    hash: undefined,
-    sitesScanned: 0,
-    firstUserSeen: false,
-    resultsWith: new Map(),
-    known,
-    firstSaid: new Map(),
-    lastWritten: new Map(),
-    unsaid: new Map(),
-  };
-}
-
-/** Extends `scan` over the messages and results from where it stopped to the end of `messages`. */
-function extendScan(
-  scan: TermScan,
-  messages: readonly Message[],
-  sites: readonly ResultSite[],
-  memo: TermSetMemo | undefined,
-): void {
-  for (; scan.sitesScanned < sites.length; scan.sitesScanned++) {
-    const site = sites[scan.sitesScanned] as ResultSite;
-    for (const term of resultTerms(messages[site.messageIndex], site.callId, memo)) {
-      scan.resultsWith.set(term, (scan.resultsWith.get(term) ?? 0) + 1);
-    }
-  }
-  for (let index = scan.count; index < messages.length; index++) {
-    const message = messages[index] as Message;
-    if (message.role !== 'user' && message.role !== 'assistant') continue;
-    const terms = messageTerms(message, memo);
-    if (message.role === 'user' && !scan.firstUserSeen) {
-      scan.firstUserSeen = true;
-      for (const term of terms) scan.known.add(term);
-    }
-    for (const term of terms) {
-      if (!scan.firstSaid.has(term)) scan.firstSaid.set(term, index);
-      if (message.role === 'assistant') scan.lastWritten.set(term, index);
-    }
-  }
-  scan.count = messages.length;
 }
 
 /** The quoted results among the sites of `[from, to)`, read off a scan of the whole history. */
@@ -224,6 +63,68 @@ function quotedIn(
   return inUse;
 }
 
+/** Results quoted by assistant messages: by result key, the indexes of the messages quoting it, in reading order. */
+export type Quotes = ReadonlyMap<string, readonly number[]>;
+
+/**
+ * The results from `from` on that each of the `readers` (message indexes) quotes: an assistant message among them
+ * writes a term specific to a result that came before it (the same terms as `quotedIn`). Read from the reader's
+ * terms, so its cost follows the readers, not the results.
+ */
+function quotesIn(
+  scan: TermScan,
+  messages: readonly Message[],
+  from: number,
+  readers: readonly number[],
+  memo: TermSetMemo | undefined,
+): Map<string, number[]> {
+  const quotes = new Map<string, number[]>();
+  for (const reader of readers) {
+    const message = messages[reader];
+    if (message?.role !== 'assistant') continue;
+    for (const term of messageTerms(message, memo)) {
+      const holding = scan.resultsOf.get(term);
+      if (!holding || (scan.resultsWith.get(term) ?? 0) > MAX_RESULTS_WITH_TERM || scan.known.has(term)) continue;
+      const firstSaid = scan.firstSaid.get(term) ?? Number.POSITIVE_INFINITY;
+      for (const site of holding) {
+        // before the result, or written before it came (the agent knew it without the result)
+        if (site.messageIndex < from || site.messageIndex >= reader || firstSaid < site.messageIndex) continue;
+        const quoting = quotes.get(site.key);
+        if (!quoting) quotes.set(site.key, [reader]);
+        else if (!quoting.includes(reader)) quoting.push(reader);
+      }
+    }
+  }
+  return quotes;
+}
+
+/**
+ * Which results from `from` on each of the `readers` (indexes of later assistant messages) quotes: the message writes
+ * a term specific to the result (as {@link findResultsInUse} reads them: in at most two results, not in the system
+ * prompt or the first user message, written by no message before the result). By result key, the quoting readers.
+ * Format-independent: a value copied into text or into any argument of any tool counts, whatever the tool's name.
+ */
+export function findQuotes({
+  messages,
+  system,
+  sites,
+  from,
+  readers,
+  memo,
+}: {
+  messages: readonly Message[];
+  system: readonly Message[];
+  sites: readonly ResultSite[];
+  from: number;
+  readers: readonly number[];
+  memo?: TermSetMemo;
+}): Quotes {
+  if (readers.length === 0 || !sites.some((site) => site.messageIndex >= from)) return new Map();
+  const scan = newScan(system, memo);
+  extendScan(scan, messages, sites, memo);
+  return quotesIn(scan, messages, from, readers, memo);
+}
+
 /**
  * The results among `sites` with `from <= messageIndex < to` that the assistant quoted after they came: a term of the
  * result that is specific to it (in at most two results of the history, not in the system prompt or the first user
@@ -254,6 +155,17 @@ export function findResultsInUse({
 /** Conversations whose scans are kept. */
 const CONVERSATIONS = 64;
 
+/** What a kept scan reads: the conversation, its history, and the history's results. */
+interface ScanInput {
+  /** The key of the conversation (namespace, first message, system prompt and tools). */
+  readonly conversation: string;
+  readonly messages: readonly Message[];
+  /** `prefixHashes[k]`: the hash of the first k messages. */
+  readonly prefixHashes: readonly number[];
+  readonly system: readonly Message[];
+  readonly sites: readonly ResultSite[];
+}
+
 /**
  * `findResultsInUse` for the calls of an engine: the scan of each conversation is kept and extended by the messages a
  * call adds (the same result as a scan from scratch: every map is append-only), and started over when the history is
@@ -264,26 +176,22 @@ export class ResultsInUse {
 
   constructor(private readonly memo: TermSetMemo = new WeakMap()) {}
 
-  find({
-    conversation,
-    messages,
-    prefixHashes,
-    system,
-    sites,
-    from,
-    to,
-  }: {
-    /** The key of the conversation (namespace, first message, system prompt and tools). */
-    conversation: string;
-    messages: readonly Message[];
-    /** `prefixHashes[k]`: the hash of the first k messages. */
-    prefixHashes: readonly number[];
-    system: readonly Message[];
-    sites: readonly ResultSite[];
-    from: number;
-    to: number;
-  }): ResultInUse[] {
+  /** `findResultsInUse` on the kept scan of the conversation. */
+  find(input: ScanInput & { from: number; to: number }): ResultInUse[] {
+    const { sites, from, to } = input;
     if (!sites.some((site) => site.messageIndex >= from && site.messageIndex < to)) return [];
+    return quotedIn(this.scanOf(input), input.messages, sites, from, to, this.memo);
+  }
+
+  /** `findQuotes` on the kept scan of the conversation. */
+  quotes(input: ScanInput & { from: number; readers: readonly number[] }): Quotes {
+    const { sites, from, readers } = input;
+    if (readers.length === 0 || !sites.some((site) => site.messageIndex >= from)) return new Map();
+    return quotesIn(this.scanOf(input), input.messages, from, readers, this.memo);
+  }
+
+  /** The conversation's scan extended to the end of the history; a new one when the history is not the one scanned. */
+  private scanOf({ conversation, messages, prefixHashes, system, sites }: ScanInput): TermScan {
     let scan = this.scans.get(conversation);
     if (
       !scan ||
@@ -296,6 +204,6 @@ export class ResultsInUse {
     }
     extendScan(scan, messages, sites, this.memo);
     scan.hash = prefixHashes[scan.count];
-    return quotedIn(scan, messages, sites, from, to, this.memo);
+    return scan;
   }
 }

@@ -2,6 +2,7 @@ import type { MessageMeter } from '../counting/message-meter.js';
 import type { CallFacts } from '../engine/call-facts.js';
 import type { CompressionPoint } from '../engine/compression-point.js';
 import type { Projection } from '../engine/projection.js';
+import type { Quotes } from '../signals/results-in-use.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
 import {
   findSupersededObservations,
@@ -47,6 +48,8 @@ export interface MaskingInput {
   readonly meter: MessageMeter;
   /** Memo of placeholder token counts, kept by the engine across calls. */
   readonly placeholderTokens: Memo<number>;
+  /** The results the given assistant messages quote (see `findQuotes`), from the engine's incremental scan. */
+  readonly quotes?: (readers: readonly number[]) => Quotes;
 }
 
 /** The cache arithmetic of a step: the tokens rewritten after its first masked result, and whether it pays. */
@@ -85,6 +88,7 @@ export function planMasking(input: MaskingInput): MaskingPlan | undefined {
       from: point.coveredCount,
       settings: staleness,
       termMemo: input.termMemo,
+      ...(input.quotes ? { quotes: input.quotes } : {}),
     }),
     { hidden, known: superseded },
   );

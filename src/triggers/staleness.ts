@@ -4,6 +4,7 @@ import {
   type StalenessSettings,
 } from '../options/compression-options.js';
 import { parseOptions } from '../options/option-issue-error.js';
+import { findQuotes, type Quotes } from '../signals/results-in-use.js';
 import type { StepSignals } from '../signals/transcript-signals.js';
 import type { ResultSite } from '../strategies/observation-masking.js';
 import { type Message, messageText, stableStringify } from '../transcript/transcript.js';
@@ -115,8 +116,10 @@ export function findSupersededObservations({
 
 /**
  * Tool results whose staleness score reaches the threshold: 0.3 x age + 0.4 x (1 - recent references) + 0.3 x
- * (1 - relevance to the recent steps), with the configured weights. More costly (a TF-IDF cosine per result): the
- * engine runs it only when a masking step happens anyway.
+ * (1 - relevance to the recent steps), with the configured weights. A recent step refers to a result when it names a
+ * file of the result's call or quotes a value of its output (a term specific to it, in its text or in any argument of
+ * any tool), so results of tools that name no file (lookups, queries, HTTP calls) count their uses too. More costly
+ * (a TF-IDF cosine per result): the engine runs it only when a masking step happens anyway.
  */
 export function findStaleObservations({
   options = {},
@@ -133,6 +136,11 @@ interface StalenessInput {
   from: number;
   /** Term counts of earlier calls (the engine keeps one). */
   termMemo?: TermMemo;
+  /**
+   * The results from `from` on that the given assistant messages quote (see `findQuotes`); the engine passes its
+   * incremental scan. @default findQuotes over `messages`
+   */
+  quotes?: (readers: readonly number[]) => Quotes;
 }
 
 /** `findStaleObservations` with settings the engine resolved once, so a masking step does not check them again. */
@@ -142,12 +150,14 @@ export function scoreStaleObservations({
   sites,
   from,
   termMemo,
+  quotes = (readers) => findQuotes({ messages, system: [], sites, from, readers }),
   settings,
 }: StalenessInput & { settings: StalenessSettings }): StaleObservation[] {
   const weights = settings.weights;
   const { stepOfResult, current, candidates } = candidatesOf(steps, sites, from);
   const recent = steps.slice(Math.max(0, steps.length - settings.window));
   const recentTexts = recent.map((step) => stepText(messages, step));
+  const quoted = candidates.length > 0 ? quotes(recent.map((step) => step.messageIndex)) : new Map();
   const context = recentTexts.join('\n');
   const contextTerms = terms(context, termMemo);
   const observationTerms = new Map(candidates.map((site) => [site.key, terms(resultOutput(messages, site), termMemo)]));
@@ -162,10 +172,13 @@ export function scoreStaleObservations({
     const stepIndex = stepOfResult.get(site.messageIndex) as number;
     const step = steps[stepIndex] as StepSignals;
     const age = Math.min(1, (current - stepIndex) / settings.maxAge);
+    // a later step refers to the observation when it names one of its files or quotes a value of its output
+    const quoting = quoted.get(site.key);
     const references = recent.filter(
       (later, index) =>
         steps.length - recent.length + index > stepIndex &&
-        step.files.some((file) => later.files.includes(file) || (recentTexts[index] ?? '').includes(file)),
+        (quoting?.includes(later.messageIndex) ||
+          step.files.some((file) => later.files.includes(file) || (recentTexts[index] ?? '').includes(file))),
     ).length;
     const relevance = settings.relevance
       ? settings.relevance(resultOutput(messages, site), context)

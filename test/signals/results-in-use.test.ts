@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findResultsInUse, ResultsInUse, specificTerms } from '../../src/signals/results-in-use.js';
+import { findQuotes, findResultsInUse, ResultsInUse, specificTerms } from '../../src/signals/results-in-use.js';
 import { ResultSiteIndex } from '../../src/transcript/result-sites.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { meter, SYSTEM } from '../helpers/fixtures.js';
@@ -118,5 +118,69 @@ describe('findResultsInUse', () => {
     );
     // and back: the scan of the first history is not mistaken for the edited one's
     check(grown.slice(0, 20), 0);
+  });
+});
+
+describe('findQuotes', () => {
+  const record = (id: string, email: string) => JSON.stringify({ customer: { id, email, tier: 'TIER_GOLD' } });
+  const messages: Message[] = [
+    user('Refund the duplicate charge of Maria Lindqvist; the order is ORD-7104455.'),
+    call('l1', 'lookup_customer', { query: 'Maria Lindqvist' }),
+    result('l1', 'lookup_customer', record('CU-482113', 'maria.lindqvist41@example.org')), // 2
+    call('l2', 'lookup_customer', { query: 'Jonas Okafor' }),
+    result('l2', 'lookup_customer', record('CU-913377', 'jonas.okafor12@example.org')), // 4
+    call('o1', 'query_db', { sql: 'SELECT order_id FROM orders LIMIT 2' }),
+    result('o1', 'query_db', 'order_id\nORD-7104455\nORD-7104456\ntier TIER_GOLD'), // 6
+    // the id inside an SQL string (7), the address nested in a JSON argument (9), the order the user gave (11)
+    call('q1', 'query_db', { sql: "SELECT total FROM charges WHERE holder = 'CU-482113'" }),
+    result('q1', 'query_db', 'total\n129.40'),
+    call('m1', 'send_email', { message: { to: ['maria.lindqvist41@example.org'], body: 'Refunded.' } }),
+    result('m1', 'send_email', 'queued'),
+    say('ORD-7104455 and ORD-7104456 are the two orders; TIER_GOLD applies.'), // 11
+  ];
+  const quotes = (from: number, readers: readonly number[]) => {
+    const sites = new ResultSiteIndex().sites('test', messages, meter);
+    return findQuotes({ messages, system: SYSTEM, sites, from, readers });
+  };
+
+  it('finds, by result, the readers that write a value specific to it, in any argument of any tool', () => {
+    const found = quotes(0, [7, 9, 11]);
+    const key = (callId: string) =>
+      new ResultSiteIndex().sites('test', messages, meter).find((site) => site.callId === callId)?.key;
+    expect(found.get(key('l1') as string)).toEqual([7, 9]);
+    // ORD-7104456 is the query's own; ORD-7104455 the user wrote, and TIER_GOLD is in three results
+    expect(found.get(key('o1') as string)).toEqual([11]);
+    expect(found.has(key('l2') as string)).toBe(false);
+    expect([...found.keys()]).toHaveLength(2);
+  });
+
+  it('reads only the readers asked for, only results before them and from `from` on', () => {
+    const sites = new ResultSiteIndex().sites('test', messages, meter);
+    const l1 = sites.find((site) => site.callId === 'l1')?.key as string;
+    expect(quotes(0, [9]).get(l1)).toEqual([9]);
+    expect(quotes(0, [1, 2]).size).toBe(0);
+    expect(quotes(3, [7, 9, 11]).has(l1)).toBe(false);
+    expect(quotes(0, []).size).toBe(0);
+  });
+
+  it('the incremental scan of an engine gives the same quotes as a scan from scratch', () => {
+    const index = new ResultsInUse();
+    const hashes = Array.from({ length: messages.length + 1 }, (_, count) => count);
+    for (let end = 3; end <= messages.length; end++) {
+      const prefix = messages.slice(0, end);
+      const sites = new ResultSiteIndex().sites('test', prefix, meter);
+      const readers = Array.from({ length: end }, (_, reader) => reader);
+      expect(
+        index.quotes({
+          conversation: 'one',
+          messages: prefix,
+          prefixHashes: hashes,
+          system: SYSTEM,
+          sites,
+          from: 0,
+          readers,
+        }),
+      ).toEqual(findQuotes({ messages: prefix, system: SYSTEM, sites, from: 0, readers }));
+    }
   });
 });

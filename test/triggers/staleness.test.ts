@@ -298,6 +298,51 @@ describe('findStaleObservations: the score', () => {
     expect(stale(unreferenced, { relevance: () => 0 }).has('r1')).toBe(true);
   });
 
+  it('a later step that quotes a value of the result refers to it, whatever the tool and wherever the value', () => {
+    const record = JSON.stringify({ customer: { id: 'CU-482113', email: 'maria.lindqvist41@example.org' } });
+    const session = (quote: boolean): Message[] => [
+      user('Refund the duplicate charge of Maria Lindqvist.'),
+      call('l1', 'lookup_customer', { query: 'Maria Lindqvist' }),
+      result('l1', 'lookup_customer', record),
+      ...note('x1'),
+      ...note('x2'),
+      // the id inside an SQL string, the address inside a JSON argument: no file named anywhere
+      call('q1', 'query_db', { sql: `SELECT total FROM charges WHERE holder = '${quote ? 'CU-482113' : 'the one'}'` }),
+      result('q1', 'query_db', 'total\n129.40'),
+      call('m1', 'send_email', { to: quote ? 'maria.lindqvist41@example.org' : 'her', body: 'Refunded.' }),
+      result('m1', 'send_email', 'queued'),
+      ...note('n1'),
+    ];
+    const options = { threshold: 0, relevance: () => 0 };
+    // 5 steps old; two of the last five steps quote it: 2 of the 3 references that remove the 0.4 share
+    expect(stale(session(false), options).get('l1')?.reason).toContain('0 references in the last 5 steps');
+    const observation = stale(session(true), options).get('l1');
+    expect(observation?.reason).toContain('2 references in the last 5 steps');
+    expect(observation?.score).toBeCloseTo(0.3 * (5 / 20) + 0.4 * (1 / 3) + 0.3, 10);
+    expect(stale(session(true), { relevance: () => 0 }).has('l1')).toBe(false);
+    expect(stale(session(false), { relevance: () => 0 }).has('l1')).toBe(true);
+  });
+
+  it('a value the agent had before the result, or one many results hold, is no reference to it', () => {
+    const record = (id: string) =>
+      JSON.stringify({ customer: { id: 'CU-482113', note: `batch ${id}`, tier: 'TIER_GOLD' } });
+    const messages: Message[] = [
+      user('Look up the account CU-482113.'),
+      call('l1', 'lookup_customer', { query: 'Maria Lindqvist' }),
+      result('l1', 'lookup_customer', record('B-1')),
+      call('l2', 'lookup_customer', { query: 'Jonas Okafor' }),
+      result('l2', 'lookup_customer', record('B-2')),
+      call('l3', 'lookup_customer', { query: 'Aiko Brandt' }),
+      result('l3', 'lookup_customer', record('B-3')),
+      // the id came from the user, TIER_GOLD is in three results: neither is specific to l1
+      call('q1', 'query_db', { sql: "SELECT total FROM charges WHERE holder = 'CU-482113' AND tier = 'TIER_GOLD'" }),
+      result('q1', 'query_db', 'total\n129.40'),
+      ...note('n1'),
+    ];
+    const observation = stale(messages, { threshold: 0, relevance: () => 0 }).get('l1');
+    expect(observation?.reason).toContain('0 references in the last 5 steps');
+  });
+
   it('scores with the default lexical relevance as expected', () => {
     const session = [
       user('Find where the config is loaded.'),
@@ -312,7 +357,7 @@ describe('findStaleObservations: the score', () => {
       [
         {
           "key": "r1",
-          "score": 0.701343,
+          "score": 0.56801,
         },
         {
           "key": "r2",
@@ -325,7 +370,8 @@ describe('findStaleObservations: the score', () => {
       ]
     `);
     const score = (id: string) => first.find((observation) => observation.key === id)?.score ?? Number.NaN;
-    // the read that shares words with the recent steps scores lower than the one that shares none
+    // the read whose loadConfig the last step quotes has one reference (0.4 / 3 off) and shares words with the
+    // recent steps: it scores lower than the one that shares nothing
     expect(score('r1')).toBeLessThan(score('r2'));
   });
 });
@@ -379,6 +425,30 @@ describe('staleness in the engine', () => {
     for (let index = 3; index < messages.length; index++) expect(out.messages[index]).toBe(messages[index]);
     expect(findPairingProblems(out.messages)).toEqual([]);
     expect(messages).toEqual(copy);
+  });
+
+  it('keeps a result of a tool that names no file while a recent step quotes it; masks the unquoted one', async () => {
+    const { run } = setup();
+    const orders = Array.from({ length: 60 }, (_unused, index) => ({ id: `ORD-${7_100_000 + index}`, total: index }));
+    const record = JSON.stringify({ customer: { id: 'CU-482113', email: 'maria.lindqvist41@example.org' }, orders });
+    const page = `<html><body>${'<p>Rotate the cache keys weekly; keep two spare nodes.</p>\n'.repeat(120)}</body></html>`;
+    const messages = deepFreeze([
+      user('Refund the duplicate charge of Maria Lindqvist, then fix the rounding bug in src/app.ts.'),
+      call('l1', 'lookup_customer', { query: 'Maria Lindqvist' }),
+      result('l1', 'lookup_customer', record),
+      call('h1', 'http_get', { url: 'https://console.internal/runbooks/cache' }),
+      result('h1', 'http_get', page),
+      ...read('r1', 'src/app.ts', BIG),
+      ...edit('e1', 'src/app.ts'),
+      call('q1', 'query_db', { sql: "SELECT total FROM charges WHERE holder = 'CU-482113'" }),
+      result('q1', 'query_db', 'total\n129.40'),
+      ...bash('t1', 'pytest tests/test_app.py', '=== 3 passed in 0.1s ==='),
+    ]);
+    const out = await run(messages);
+    expect(out.decisions.map((decision) => decision.trigger)).toEqual(['staleness']);
+    const masked = out.decisions[0]?.scope.kind === 'observations' ? out.decisions[0].scope.toolCallIds : [];
+    expect([...masked].sort()).toEqual(['h1', 'r1']);
+    expect(out.messages[2]).toBe(messages[2]);
   });
 
   it('masks the superseded read with cachePricing { read: 1, write: 1 }, too', async () => {
