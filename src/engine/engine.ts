@@ -187,26 +187,8 @@ export class CompressionEngine {
       project: (facts, point) => this.project(facts, point),
       total: (projection, point) => this.total(projection, point),
       stateTokens: (state) => this.stateTokens(state),
-      quoted: (facts, from, to) =>
-        this.resultsInUse.find({
-          conversation: facts.conversation,
-          messages: facts.messages,
-          prefixHashes: facts.prefixHashes,
-          system: facts.system,
-          sites: facts.sites,
-          from,
-          to,
-        }),
-      quotes: (facts, from, readers) =>
-        this.resultsInUse.quotes({
-          conversation: facts.conversation,
-          messages: facts.messages,
-          prefixHashes: facts.prefixHashes,
-          system: facts.system,
-          sites: facts.sites,
-          from,
-          readers,
-        }),
+      quoted: (facts, from, to) => this.resultsInUse.find({ ...historyOf(facts), from, to }),
+      quotes: (facts, from, readers) => this.resultsInUse.quotes({ ...historyOf(facts), from, readers }),
       // always asked with the engine's own semantic settings, so a call's boundaries depend on its facts alone
       boundaries: (facts, semantic) => {
         let found = this.foundBoundaries.get(facts);
@@ -546,4 +528,9 @@ function foldRunner(
     new SummarizerRetries(store, stateTtlMs),
     { store, ttlMs: Math.min(stateTtlMs, FOLD_RESULT_TTL_MS) },
   );
+}
+
+/** What reading the results in use needs of a call's history. */
+function historyOf({ conversation, messages, prefixHashes, system, sites }: CallFacts) {
+  return { conversation, messages, prefixHashes, system, sites };
 }
