@@ -50,22 +50,19 @@ interface Tally {
   readonly examples: Map<string, Example>;
 }
 
-/** The cases of an adapter: its properties in turn, property p's k-th case drawn from seed + p. */
-function casesOf(properties: readonly FuzzProperty[], count: number) {
-  const perProperty = properties.map((property, index) =>
-    fc.sample(property.arbitrary, {
-      numRuns: Math.ceil(count / properties.length),
-      seed: seed + index,
-    }),
-  );
-  return Array.from({ length: count }, (_, index) => {
+/**
+ * The cases of an adapter: its properties in turn, property p's k-th case drawn from seed + p. Each input is drawn
+ * when its case runs (fast-check's `path` walks to the k-th value without making the ones before), so a long run
+ * holds one input at a time rather than all of them.
+ */
+function* casesOf(properties: readonly FuzzProperty[], count: number, first = 0) {
+  for (let index = first; index < count; index++) {
     const slot = index % properties.length;
-    return {
-      index,
-      property: properties[slot] as FuzzProperty,
-      input: perProperty[slot]?.[Math.floor(index / properties.length)],
-    };
-  });
+    const property = properties[slot] as FuzzProperty;
+    const path = String(Math.floor(index / properties.length));
+    const draw = () => fc.sample(property.arbitrary, { seed: seed + slot, path, numRuns: 1 })[0];
+    yield { index, property, draw };
+  }
 }
 
 const replacer = (_key: string, value: unknown) => (value instanceof Uint8Array ? `[${value.length} bytes]` : value);
@@ -99,8 +96,11 @@ async function main() {
   const tallies = new Map<string, Tally>();
   for (const adapter of adapters) {
     const properties = selected.filter((property) => property.adapter === adapter);
-    const all = casesOf(properties, values.case !== undefined ? Number(values.case) + 1 : runs);
-    const cases = values.case !== undefined ? all.slice(Number(values.case)) : all;
+    const total = values.case !== undefined ? 1 : runs;
+    const cases =
+      values.case !== undefined
+        ? casesOf(properties, Number(values.case) + 1, Number(values.case))
+        : casesOf(properties, runs);
     const tally: Tally = {
       cases: 0,
       prompts: 0,
@@ -111,8 +111,9 @@ async function main() {
     };
     tallies.set(adapter, tally);
     const started = performance.now();
-    for (const { index, property, input } of cases) {
+    for (const { index, property, draw } of cases) {
       if (interrupted || (performance.now() - started) / 1000 > maxSeconds) break;
+      const input = draw();
       if (values.case !== undefined) console.log(JSON.stringify(input, replacer, 1));
       let violations: readonly Violation[];
       try {
@@ -131,7 +132,7 @@ async function main() {
         if (values.case !== undefined) console.log(violation.kind, violation.detail);
       }
       if (process.stderr.isTTY && tally.cases % 10 === 0)
-        process.stderr.write(`\r${adapter}: ${tally.cases}/${cases.length} cases, ${tally.counts.size} kinds found `);
+        process.stderr.write(`\r${adapter}: ${tally.cases}/${total} cases, ${tally.counts.size} kinds found `);
     }
     tally.seconds = (performance.now() - started) / 1000;
     if (process.stderr.isTTY) process.stderr.write('\n');
