@@ -27,7 +27,7 @@ import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../recall/render-recall.js';
 import { fitState } from '../session-state/fit-state.js';
 import { sessionStateMessages } from '../session-state/render-session-state.js';
 import type { SessionState } from '../session-state/session-state.js';
-import { ResultsInUse } from '../signals/results-in-use.js';
+import { ResultsInUse, type ScanInput } from '../signals/results-in-use.js';
 import { StepAnalyses } from '../signals/step-analyses.js';
 import { EDITED_MESSAGE_CACHE_SIZE, type ResultEdit } from '../strategies/observation-masking.js';
 import { toSummarizer } from '../summarizers/summarizer.js';
@@ -531,6 +531,6 @@ function foldRunner(
 }
 
 /** What reading the results in use needs of a call's history. */
-function historyOf({ conversation, messages, prefixHashes, system, sites }: CallFacts) {
+function historyOf({ conversation, messages, prefixHashes, system, sites }: CallFacts): ScanInput {
   return { conversation, messages, prefixHashes, system, sites };
 }

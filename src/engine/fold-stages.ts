@@ -37,9 +37,8 @@ export const budgetFolds: DecideStage = {
     if (foldsOfBudget(context) >= MAX_BUDGET_FOLDS) return undefined;
     const plan = budgetPlan(context, false);
     // a shorter fold pending is taken when it takes the prompt below the threshold (else the deeper fold is planned)
-    const canWait = budgetWaits(context);
-    const takes = (cut: number) => !canWait || belowThreshold(context, cut);
-    return plan && foldWhenSummarized(context, plan, { canWait, takes });
+    const takes = (cut: number) => belowThreshold(context, cut);
+    return plan && foldWhenSummarized(context, plan, { canWait: budgetWaits(context), takes });
   },
 };
 
@@ -50,8 +49,16 @@ function belowThreshold(context: Context, cut: number): boolean {
 }
 
 /** Whether the budget's fold may wait for its summary: the prompt is below the hard limit. */
-function budgetWaits({ call, tokens }: Context): boolean {
+function budgetWaits({ call, tokens }: Pick<Context, 'call' | 'tokens'>): boolean {
   return tokens <= call.facts.limits.hardLimit;
+}
+
+/**
+ * Whether this call's budget fold may be left to a later one: summaries are made ahead of time, the call is not
+ * forced and the prompt is below the hard limit.
+ */
+export function budgetFoldMayWait(context: Pick<Context, 'call' | 'tokens'>): boolean {
+  return context.call.services.ahead?.active() === true && !context.call.force && budgetWaits(context);
 }
 
 /**
@@ -71,7 +78,10 @@ async function foldWhenSummarized(
     takes,
   }: {
     canWait: boolean;
-    /** Whether the fold takes a pending fold short of its own cut (one at or past it is always taken). */
+    /**
+     * Whether the fold takes a pending fold short of its own cut, when it can wait (one at or past its cut is always
+     * taken, and any that shrinks the prompt when it cannot wait).
+     */
     takes: (cut: number) => boolean;
   },
 ): Promise<StagePlan | undefined> {
@@ -81,7 +91,7 @@ async function foldWhenSummarized(
   const found = await ahead.find(call.facts, point, projection);
   // a shorter one is taken when the fold finds it of use, or it was planned in place of another already (so that
   // folds planned deeper and deeper never hold the prompt back)
-  const taken = found && (found.cut >= plan.cut || found.replaces || takes(found.cut));
+  const taken = found && (found.cut >= plan.cut || found.replaces || !canWait || takes(found.cut));
   const pending = taken && shrinks(context, found.cut) ? found : undefined;
   if (pending && (pending.due || !canWait)) {
     // a fold whose state outweighs what it folds waits a few messages, unless a deeper one replaces it now

@@ -3,6 +3,7 @@ import { applyMasking, planMasking } from '../strategies/masking-plan.js';
 import type { CallFacts } from './call-facts.js';
 import type { CompressionPoint } from './compression-point.js';
 import type { DecideCall, DecideStage, StageServices } from './decide-call.js';
+import { budgetFoldMayWait } from './fold-stages.js';
 import type { Projection } from './projection.js';
 import { recordFor } from './record-for.js';
 import type { StageContext } from './run-stages.js';
@@ -19,11 +20,10 @@ export const maskResults: DecideStage = {
   name: 'masking',
   plan: (context) => {
     const { call, tokens } = context;
-    const { limits } = call.facts;
-    const foldMayWait = call.services.ahead?.active() === true && !call.force && tokens <= limits.hardLimit;
-    if (!call.pressure || !foldMayWait) return maskingPlan(context, call.pressure);
+    if (!call.pressure || !budgetFoldMayWait(context)) return maskingPlan(context, call.pressure);
     const all = maskingPlan(context, true);
-    return all && tokens - all.report.masked.tokensFreed <= limits.compressAt ? all : maskingPlan(context, false);
+    const below = all && tokens - all.report.masked.tokensFreed <= call.facts.limits.compressAt;
+    return below ? all : maskingPlan(context, false);
   },
 };
 

@@ -156,7 +156,7 @@ export function findResultsInUse({
 const CONVERSATIONS = 64;
 
 /** What a kept scan reads: the conversation, its history, and the history's results. */
-interface ScanInput {
+export interface ScanInput {
   /** The key of the conversation (namespace, first message, system prompt and tools). */
   readonly conversation: string;
   readonly messages: readonly Message[];
