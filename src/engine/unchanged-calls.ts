@@ -14,8 +14,6 @@ import type { CompressOutput } from './compress-call.js';
  * and meanwhile in the background, after the call went out.
  */
 export class UnchangedCalls {
-  private readonly deferred = new DeferredCounts();
-
   constructor(
     private readonly meter: MessageMeter,
     private readonly reporter: CallReporter,
@@ -43,7 +41,7 @@ export class UnchangedCalls {
       return counted;
     };
     this.reporter.unchanged({ facts, sent: measures, promptTokens });
-    this.deferred.add(promptTokens);
+    deferredCounts.add(promptTokens);
     return {
       system: facts.system,
       messages: [...facts.input],
@@ -71,14 +69,14 @@ function lazyMeasure(meter: MessageMeter, message: Message): MessageMeasure {
 const MAX_DEFERRED_COUNTS = 8;
 
 /**
- * Counts an engine runs once the current task is done (the call sent, the provider working), so the figures they fill
- * are ready when read. At most `MAX_DEFERRED_COUNTS` wait at a time: a loop that never yields to the event loop
- * (thousands of calls in one task) keeps no more than these, and their histories, alive. Never keeps a process alive.
+ * Counts the engines run once the current task is done (the call sent, the provider working), so the figures they
+ * fill are ready when read. One queue for the process, of at most `MAX_DEFERRED_COUNTS`: a loop that never yields to
+ * the event loop (thousands of calls, or of engines, in one task) keeps no more than these, and their histories,
+ * alive; a queue per engine kept every engine of such a loop alive through its timer. Never keeps a process alive.
  */
-class DeferredCounts {
-  private pending: (() => void)[] = [];
-  private scheduled = false;
-
+const deferredCounts = {
+  pending: [] as (() => void)[],
+  scheduled: false,
   add(count: () => void): void {
     this.pending.push(count);
     if (this.pending.length > MAX_DEFERRED_COUNTS) this.pending.shift();
@@ -86,12 +84,11 @@ class DeferredCounts {
     this.scheduled = true;
     const timer: unknown = setTimeout(() => this.run(), 0);
     (timer as { unref?: () => void }).unref?.();
-  }
-
-  private run(): void {
+  },
+  run(): void {
     const pending = this.pending;
     this.pending = [];
     this.scheduled = false;
     for (const count of pending) count();
-  }
-}
+  },
+};

@@ -129,6 +129,24 @@ describe('a call far below every threshold', () => {
     expect(outputs[0]?.estimatedTokens).toBe((await full.call(conversations[0] ?? [])).estimatedTokens);
   });
 
+  it('keeps at most eight counts waiting for the whole process, however many engines make calls without a turn', async () => {
+    // an engine per conversation (a server making one per request, a batch script): a queue per engine kept every
+    // engine alive through its timer until the event loop turned
+    const engines = Array.from({ length: 30 }, () => harness(true));
+    for (const [index, engine] of engines.entries()) {
+      await engine.call(
+        chat(9).map((message) =>
+          text(message.role, `Chat ${index}. ${message.parts[0]?.type === 'text' ? message.parts[0].text : ''}`),
+        ),
+      );
+    }
+    const before = engines.reduce((sum, engine) => sum + engine.texts.length, 0);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const counted = engines.reduce((sum, engine) => sum + engine.texts.length, 0) - before;
+    expect(counted).toBeLessThanOrEqual(8 * 9);
+    expect(counted).toBeGreaterThan(0);
+  });
+
   it('leaves the decision to the stages when a tool result, a stored state, a forced call or an unbounded counter is involved', async () => {
     const messages = [...agentLoop(6), text('user', 'Go on.')];
     const withTools = harness(true);
