@@ -39,23 +39,26 @@ export function strictUnits(transcript: Transcript): {
  * The ceiling, knowing the questions, in the tokens the project spends beyond the kept messages: each question has
  * its own verbatim turns in the tokens of its recall block (`own`: a recall block is chosen per user message), and
  * one set of verbatim turns shared by all of them (they all find the same stored state) fills the tokens the
- * project's state takes, questions whose missing turns cost least first.
+ * project's state takes, questions whose missing turns cost least first. The indexes of the gaps it covers.
  */
 export function oracleCovered(
   gaps: readonly { turns: readonly number[]; tokens: number; own: number }[],
   budget: number,
   tokensOf: (turn: number) => number,
-): number {
+): Set<number> {
   const chosen = new Set<number>();
   let used = 0;
-  let covered = gaps.filter((gap) => gap.tokens <= gap.own).length;
-  for (const gap of [...gaps].filter((gap) => gap.tokens > gap.own).sort((a, b) => a.tokens - b.tokens)) {
+  const covered = new Set<number>();
+  const order = gaps.map((gap, index) => ({ gap, index }));
+  for (const { gap, index } of order) if (gap.tokens <= gap.own) covered.add(index);
+  const rest = order.filter(({ gap }) => gap.tokens > gap.own).sort((a, b) => a.gap.tokens - b.gap.tokens);
+  for (const { gap, index } of rest) {
     const extra = gap.turns.filter((turn) => !chosen.has(turn));
     const cost = extra.reduce((sum, turn) => sum + tokensOf(turn), 0);
     if (used + cost > budget) continue;
     for (const turn of extra) chosen.add(turn);
     used += cost;
-    covered++;
+    covered.add(index);
   }
   return covered;
 }

@@ -27,7 +27,7 @@ interface Figures {
   questions: number;
   retained: number;
   oracle: number;
-  byCategory: Map<string, { total: number; retained: number }>;
+  byCategory: Map<string, { total: number; retained: number; oracle: number }>;
   stateShare: number[];
   recallShare: number[];
   summarizerCalls: number;
@@ -70,7 +70,7 @@ async function measureRun(
   // a fold is one summarizer call (the offline summarizer; a model summarizer is called the same way)
   figures.summarizerCalls += foldCount();
   // per question, the evidence turns the kept messages miss and what they cost verbatim; the state's tokens
-  const gaps: { turns: number[]; tokens: number; own: number }[] = [];
+  const gaps: { turns: number[]; tokens: number; own: number; category: string }[] = [];
   let stateBudget = 0;
   for (const qa of questionsOf(session)) {
     const folds = foldCount();
@@ -90,7 +90,7 @@ async function measureRun(
     const kept = evidence.every((text) => retained(text, units));
     figures.questions++;
     if (kept) figures.retained++;
-    const category = figures.byCategory.get(qa.category) ?? { total: 0, retained: 0 };
+    const category = figures.byCategory.get(qa.category) ?? { total: 0, retained: 0, oracle: 0 };
     category.total++;
     if (kept) category.retained++;
     figures.byCategory.set(qa.category, category);
@@ -99,9 +99,15 @@ async function measureRun(
       turns,
       tokens: turns.reduce((sum, index) => sum + turnTokens(session, index), 0),
       own: recallTokens,
+      category: qa.category,
     });
   }
-  figures.oracle += oracleCovered(gaps, stateBudget, (turn) => turnTokens(session, turn));
+  const covered = oracleCovered(gaps, stateBudget, (turn) => turnTokens(session, turn));
+  figures.oracle += covered.size;
+  for (const index of covered) {
+    const entry = figures.byCategory.get(gaps[index]?.category ?? '');
+    if (entry) entry.oracle++;
+  }
 }
 
 const turnTokens = (session: SessionFile, index: number) => counter.count(session.messages[index]?.content ?? '') + 4;
@@ -167,11 +173,11 @@ for (const share of [0.25, 0.5]) {
   const header = [
     'system',
     'evidence retained',
-    ...categories,
     'oracle ceiling',
     'state share',
     'recall share',
     'x floor',
+    'x FIFO cost',
     'over window',
     'summarizer calls',
     'folds at question time',
@@ -181,25 +187,37 @@ for (const share of [0.25, 0.5]) {
       values.reduce((a, b) => a + b, 0),
       values.length,
     );
-  console.log(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);
-  for (const [name, figures, compressed] of [
+  const rows = [
     ...systems.map((system, at) => [system.name, ours[at] as Figures, true] as const),
     ['FIFO (newest that fit)', oldest, false] as const,
-  ]) {
+  ];
+  console.log(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);
+  for (const [name, figures, compressed] of rows) {
     const cells = [
       name,
       `${figures.retained}/${figures.questions} = ${percent(figures.retained, figures.questions)}`,
-      ...categories.map((category) => {
-        const entry = figures.byCategory.get(category) ?? { total: 0, retained: 0 };
-        return percent(entry.retained, entry.total);
-      }),
       compressed ? percent(figures.oracle, figures.questions) : '-',
       compressed ? mean(figures.stateShare) : '-',
       compressed ? mean(figures.recallShare) : '-',
       `${(figures.cost / Math.max(1, figures.floor)).toFixed(2)}x`,
+      `${(figures.cost / Math.max(1, oldest.cost)).toFixed(2)}x`,
       String(figures.callsOverWindow),
       compressed ? String(figures.summarizerCalls) : '-',
       String(figures.foldsAtQuestionTime),
+    ];
+    console.log(`| ${cells.join(' | ')} |`);
+  }
+  // per kind of question: each system's share, and the oracle ceiling measured on the defaults' prompts
+  const defaults = ours[0] as Figures;
+  const kinds = ['kind of question', 'questions', ...rows.map(([name]) => name), 'oracle (on the defaults)'];
+  console.log(`\n| ${kinds.join(' | ')} |\n|${kinds.map(() => '---').join('|')}|`);
+  for (const category of categories) {
+    const of = (figures: Figures) => figures.byCategory.get(category) ?? { total: 0, retained: 0, oracle: 0 };
+    const cells = [
+      category,
+      String(of(defaults).total),
+      ...rows.map(([, figures]) => percent(of(figures).retained, of(figures).total)),
+      percent(of(defaults).oracle, of(defaults).total),
     ];
     console.log(`| ${cells.join(' | ')} |`);
   }

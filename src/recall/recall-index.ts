@@ -26,6 +26,22 @@ interface Document {
  * the same cost (0.25: 61.8% and 72.2%; 1: 62.0% and 72.1%).
  */
 const CONTEXT_BOOST = 0.5;
+
+/**
+ * The second hop of a search: the best matches (`LINK_SEEDS`) each give the rarest words they share with other
+ * chunks (`LINK_WORDS_PER_SEED`), and the query searched again with them at `LINK_WEIGHT` is fused with the first
+ * ranking. A question whose answer is spread over turns ("Where did she move from?": "since I moved from my home
+ * country" ... "my home country, Sweden") finds the turn its first match names. On the fixture conversations,
+ * evidence retained 73.2% -> 75.0% (50% window), unchanged at 25%.
+ */
+const LINK_SEEDS = 3;
+const LINK_WORDS_PER_SEED = 3;
+const LINK_WEIGHT = 0.5;
+/** Share of the chunks above which a word links everything, so nothing. */
+const LINK_MAX_SHARE = 0.05;
+/** Reciprocal-rank-fusion constant: how much the lower ranks of each list still weigh (60 is the usual choice). */
+const FUSION_K = 60;
+
 /** Characters of the end of the message before a chunk indexed as its context. */
 const CONTEXT_CHARS = 400;
 
@@ -36,6 +52,8 @@ interface Indexed {
   readonly ids: string[][];
   /** `hashes[k]`: the prefix hash of the first k indexed messages. */
   readonly hashes: number[];
+  /** Chunks holding each term (of their own text), for the words that link a match to other turns. */
+  readonly df: Map<string, number>;
 }
 
 /** Most chunks all the indexes of an engine hold together (a chunk is at most 1,200 characters). */
@@ -105,11 +123,23 @@ export class RecallIndex {
     keep: (chunk: RecallChunk) => boolean;
   }): RecallHit[] {
     const indexed = this.indexed(conversation, messages, prefixHashes, through);
-    const hits = indexed.search.search(query.slice(0, MAX_QUERY_CHARS), {
-      filter: (result) => keep(indexed.chunks.get(result.id) as RecallChunk),
+    const text = query.slice(0, MAX_QUERY_CHARS);
+    const options = {
+      filter: (result: { id: string }) => keep(indexed.chunks.get(result.id) as RecallChunk),
       boost: { context: CONTEXT_BOOST },
+    };
+    const hitsOf = (results: readonly { id: string; score: number }[]) =>
+      results.map((hit) => ({ chunk: indexed.chunks.get(hit.id) as RecallChunk, score: hit.score }));
+    const first = hitsOf(indexed.search.search(text, options));
+    // the second hop: the query with the words that link its best matches to other turns, fused with the first
+    const asked = new Set(termsOf(text));
+    const links = linkWords(indexed, asked, first.slice(0, LINK_SEEDS));
+    if (links.length === 0) return first;
+    const second = indexed.search.search(`${text} ${links.join(' ')}`, {
+      ...options,
+      boostTerm: (term: string) => (asked.has(term) ? 1 : LINK_WEIGHT),
     });
-    return hits.map((hit) => ({ chunk: indexed.chunks.get(hit.id) as RecallChunk, score: hit.score }));
+    return reciprocalRankFusion([first, hitsOf(second)]);
   }
 
   /** Every chunk of the messages before `through`, in conversation order. */
@@ -150,6 +180,7 @@ export class RecallIndex {
         chunks: new Map(),
         ids: [],
         hashes: [prefixHashes[0] as number],
+        df: new Map(),
       };
       this.conversations.set(conversation, indexed);
     }
@@ -162,7 +193,10 @@ export class RecallIndex {
       for (const chunk of chunks) indexed.chunks.set(chunk.id, chunk);
       indexed.ids.push(chunks.map((chunk) => chunk.id));
       indexed.hashes.push(prefixHashes[index + 1] as number);
-      for (const chunk of chunks) added.push({ id: chunk.id, text: chunk.text, context });
+      for (const chunk of chunks) {
+        added.push({ id: chunk.id, text: chunk.text, context });
+        for (const term of new Set(termsOf(chunk.text))) indexed.df.set(term, (indexed.df.get(term) ?? 0) + 1);
+      }
     }
     if (added.length > 0) {
       indexed.search.addAll(added);
@@ -170,4 +204,58 @@ export class RecallIndex {
     }
     return indexed;
   }
+}
+
+const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+
+/** The terms of a text as the index holds them. */
+function termsOf(text: string): string[] {
+  const terms: string[] = [];
+  for (const word of tokenize(text)) {
+    const term = processTerm(word);
+    if (term) terms.push(term);
+  }
+  return terms;
+}
+
+/**
+ * What the best matches name that the query does not: per seed, its rarest words that other chunks share (a word
+ * only the seed holds links to nothing; one in more than 5% of the chunks links to everything), as written.
+ */
+function linkWords(indexed: Indexed, asked: ReadonlySet<string>, seeds: readonly RecallHit[]): string[] {
+  const common = Math.max(2, indexed.search.documentCount * LINK_MAX_SHARE);
+  const chosen = new Map<string, string>();
+  for (const { chunk } of seeds) {
+    const candidates = new Map<string, number>();
+    const words = new Map<string, string>();
+    for (const word of tokenize(chunk.text)) {
+      const term = processTerm(word);
+      if (!term || asked.has(term) || chosen.has(term) || candidates.has(term)) continue;
+      const shared = indexed.df.get(term) ?? 0;
+      if (shared < 2 || shared > common) continue;
+      candidates.set(term, shared);
+      words.set(term, word);
+    }
+    const rarest = [...candidates].sort((a, b) => a[1] - b[1]).slice(0, LINK_WORDS_PER_SEED);
+    for (const [term] of rarest) chosen.set(term, words.get(term) as string);
+  }
+  return [...chosen.values()];
+}
+
+/**
+ * Reciprocal rank fusion: each ranking adds `1 / (60 + rank)` for every chunk it holds (60 is the usual constant:
+ * how much the lower ranks still weigh). Best first; ties in conversation order.
+ */
+export function reciprocalRankFusion(rankings: readonly (readonly RecallHit[])[]): RecallHit[] {
+  const fused = new Map<string, { chunk: RecallChunk; score: number }>();
+  for (const hits of rankings) {
+    hits.forEach(({ chunk }, rank) => {
+      const entry = fused.get(chunk.id) ?? { chunk, score: 0 };
+      entry.score += 1 / (FUSION_K + rank + 1);
+      fused.set(chunk.id, entry);
+    });
+  }
+  return [...fused.values()].sort(
+    (a, b) => b.score - a.score || a.chunk.message - b.chunk.message || a.chunk.id.localeCompare(b.chunk.id),
+  );
 }

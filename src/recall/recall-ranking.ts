@@ -2,7 +2,7 @@ import { cosine, type EmbeddingCache } from '../embeddings/embedder.js';
 import { EmbedderError } from '../errors.js';
 import type { Message } from '../transcript/transcript.js';
 import type { RecallChunk } from './recall-chunks.js';
-import type { RecallHit, RecallIndex } from './recall-index.js';
+import { type RecallHit, type RecallIndex, reciprocalRankFusion } from './recall-index.js';
 
 /** What to rank: the chunks of the messages before `through` that pass `keep`, against `query`. */
 export interface RecallQuery {
@@ -14,8 +14,6 @@ export interface RecallQuery {
   readonly keep: (chunk: RecallChunk) => boolean;
 }
 
-/** Reciprocal-rank-fusion constant: how much the lower ranks of each list still weigh (60 is the usual choice). */
-const FUSION_K = 60;
 /** Longest query text embedded, in characters (as for the lexical query). */
 const MAX_QUERY_CHARS = 4_000;
 
@@ -56,21 +54,12 @@ export class RecallRanking {
 }
 
 /**
- * Reciprocal rank fusion of a lexical and a semantic ranking: each list adds `1 / (60 + rank)` for every chunk it
- * holds (the semantic list only chunks more similar than orthogonal). Best first; ties in conversation order.
+ * Reciprocal rank fusion of a lexical and a semantic ranking (the semantic list only chunks more similar than
+ * orthogonal). Best first; ties in conversation order.
  */
 export function fuseRankings(lexical: readonly RecallHit[], semantic: readonly RecallHit[]): RecallHit[] {
-  const fused = new Map<string, { chunk: RecallChunk; score: number }>();
-  const add = (hits: readonly RecallHit[]) => {
-    hits.forEach(({ chunk }, rank) => {
-      const entry = fused.get(chunk.id) ?? { chunk, score: 0 };
-      entry.score += 1 / (FUSION_K + rank + 1);
-      fused.set(chunk.id, entry);
-    });
-  };
-  add(lexical);
-  add([...semantic].filter((hit) => hit.score > 0).sort((a, b) => b.score - a.score));
-  return [...fused.values()].sort(
-    (a, b) => b.score - a.score || a.chunk.message - b.chunk.message || a.chunk.id.localeCompare(b.chunk.id),
-  );
+  return reciprocalRankFusion([
+    lexical,
+    [...semantic].filter((hit) => hit.score > 0).sort((a, b) => b.score - a.score),
+  ]);
 }

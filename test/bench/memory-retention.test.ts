@@ -55,8 +55,8 @@ describe('the oracle ceiling', () => {
       { turns: [], tokens: 0, own: 0 },
     ];
     // budget 30: nothing missing (free), then [1] (20), then [0, 1] costs only 10 more; [3] no longer fits
-    expect(oracleCovered(gaps, 30, tokens)).toBe(3);
-    expect(oracleCovered(gaps, 0, tokens)).toBe(1);
+    expect(oracleCovered(gaps, 30, tokens).size).toBe(3);
+    expect([...oracleCovered(gaps, 0, tokens)]).toEqual([3]);
   });
 
   it('serves a question from its own recall budget when its missing turns fit there', () => {
@@ -66,7 +66,7 @@ describe('the oracle ceiling', () => {
       { turns: [0, 1], tokens: 30, own: 30 },
     ];
     // [0, 1] fits the question's own recall tokens; [3] needs 40 of the shared tokens
-    expect(oracleCovered(gaps, 0, tokens)).toBe(1);
-    expect(oracleCovered(gaps, 40, tokens)).toBe(2);
+    expect(oracleCovered(gaps, 0, tokens).size).toBe(1);
+    expect(oracleCovered(gaps, 40, tokens).size).toBe(2);
   });
 });

@@ -45,6 +45,20 @@ describe('the recall index', () => {
     expect(hits.slice(0, 2)).toEqual(['What colours did you use?', 'Mostly orange and a deep blue.']);
   });
 
+  it('follows what its best match names to another turn about it (a second hop)', () => {
+    const spread = [
+      text('user', 'I moved here from my home country four years ago.'),
+      text('assistant', 'That is a big change.'),
+      text('user', 'This necklace is from my grandma, back in my home country, Sweden.'),
+      text('assistant', 'It is beautiful.'),
+      text('user', 'The weather turned cold today.'),
+    ];
+    const hits = search(new RecallIndex(), spread, 'Where did I move from?');
+    expect(hits[0]).toBe('I moved here from my home country four years ago.');
+    expect(hits).toContain('This necklace is from my grandma, back in my home country, Sweden.');
+    expect(hits).not.toContain('The weather turned cold today.');
+  });
+
   it('holds exactly the messages before `through`, extending and shrinking as calls go', () => {
     const index = new RecallIndex();
     expect(search(index, history, 'orange blue', 3)).toEqual([]);
