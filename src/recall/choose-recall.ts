@@ -62,6 +62,11 @@ export async function chooseRecall({
   let visible = false;
   for (let index = point.coveredCount; index < at && !visible; index++) visible = !maskedMessages.has(index);
   if (!visible) return { at, items: [] };
+  // In a conversation between people a question recalls its best matches, and what they name (the second hop).
+  // Anything else, and any message where the assistant acts with tools (its view is dense with the work at hand, and
+  // a block stays for the whole tool loop), recalls only what matches its own words better than the best match the
+  // model can already read: a reference to something that left the prompt, not a remark on what is in view.
+  const asked = facts.sites.length === 0 && QUESTION_MARK.test(query);
   const hits = await rank({
     conversation: facts.conversation,
     messages: facts.messages,
@@ -69,15 +74,10 @@ export async function chooseRecall({
     through: at,
     query,
     keep: (chunk) => !redacted.has(chunk.message),
+    connect: asked,
   });
-  // In a conversation between people a question recalls its best matches. Anything else, and any message where the
-  // assistant acts with tools (its view is dense with the work at hand, and a block stays for the whole tool loop),
-  // recalls only what matches it better than the best match the model can already read: a reference to something
-  // that left the prompt, not a remark on what is in view.
   let bar = 0;
-  if (facts.sites.length > 0 || !QUESTION_MARK.test(query)) {
-    for (const hit of hits) if (!hidden(hit.chunk)) bar = Math.max(bar, hit.score);
-  }
+  if (!asked) for (const hit of hits) if (!hidden(hit.chunk)) bar = Math.max(bar, hit.score);
   const chosen: RecallChunk[] = [];
   let left = budgetTokens;
   let looked = 0;

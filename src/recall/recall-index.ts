@@ -114,6 +114,7 @@ export class RecallIndex {
     through,
     query,
     keep,
+    connect = true,
   }: {
     conversation: string;
     messages: readonly Message[];
@@ -121,6 +122,11 @@ export class RecallIndex {
     through: number;
     query: string;
     keep: (chunk: RecallChunk) => boolean;
+    /**
+     * Whether to take the second hop (see `LINK_SEEDS`); without it the scores are BM25's own, comparable between
+     * chunks (a fused ranking turns equal scores into ranks).
+     */
+    connect?: boolean;
   }): RecallHit[] {
     const indexed = this.indexed(conversation, messages, prefixHashes, through);
     const text = query.slice(0, MAX_QUERY_CHARS);
@@ -133,7 +139,7 @@ export class RecallIndex {
     const first = hitsOf(indexed.search.search(text, options));
     // the second hop: the query with the words that link its best matches to other turns, fused with the first
     const asked = new Set(termsOf(text));
-    const links = linkWords(indexed, asked, first.slice(0, LINK_SEEDS));
+    const links = connect ? linkWords(indexed, asked, first.slice(0, LINK_SEEDS)) : [];
     if (links.length === 0) return first;
     const second = indexed.search.search(`${text} ${links.join(' ')}`, {
       ...options,

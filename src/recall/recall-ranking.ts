@@ -12,6 +12,8 @@ export interface RecallQuery {
   readonly through: number;
   readonly query: string;
   readonly keep: (chunk: RecallChunk) => boolean;
+  /** Whether to follow what the best matches name (the index's second hop); scores are then ranks, not BM25's. */
+  readonly connect: boolean;
 }
 
 /** Longest query text embedded, in characters (as for the lexical query). */
