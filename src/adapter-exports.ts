@@ -9,6 +9,7 @@ export { tiktokenCounter } from './counting/tiktoken-counter.js';
 export { approximateCounter, type TokenCounter } from './counting/token-counter.js';
 export type { Embedder } from './embeddings/embedder.js';
 export { transformersEmbedder } from './embeddings/transformers-embedder.js';
+export type { CompressionMetadata } from './engine/call-metadata.js';
 export type { CallReport, CompressEvent, CompressionErrorEvent } from './engine/events.js';
 export {
   ContextCompressionError,

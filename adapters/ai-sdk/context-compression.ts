@@ -3,10 +3,12 @@ import type {
   LanguageModelV4CallOptions,
   LanguageModelV4Middleware,
   LanguageModelV4StreamPart,
+  SharedV4ProviderMetadata,
 } from '@ai-sdk/provider';
 import type { EmbeddingModel, LanguageModel } from 'ai';
 import { providerFamily } from '../../src/counting/provider-family.js';
 import { type Embedder, isEmbedder } from '../../src/embeddings/embedder.js';
+import { callMetadata, METADATA_KEY } from '../../src/engine/call-metadata.js';
 import { createCompressionEngine } from '../../src/engine/create-engine.js';
 import type { CompressionEngine } from '../../src/engine/engine.js';
 import { type AdapterOptions, AdapterOptionsSchema } from '../../src/options/adapter-options.js';
@@ -122,8 +124,9 @@ export function middlewareFor(
     async wrapGenerate(options) {
       const { result, answered } = await generateWithRetry(retries, options);
       recordUsage(answered, result.usage?.inputTokens?.total);
-      new ToolCallPrompts(sentCalls.get(answered)?.original ?? answered).remember(result.content);
-      return result;
+      const sent = sentCalls.get(answered);
+      new ToolCallPrompts(sent?.original ?? answered).remember(result.content);
+      return sent ? { ...result, providerMetadata: withReport(result.providerMetadata, sent) } : result;
     },
     async wrapStream(options) {
       const { result, answered } = await streamWithRetry(retries, options);
@@ -133,9 +136,11 @@ export function middlewareFor(
         new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
           transform(part, controller) {
             prompts.rememberPart(part);
-            if (part.type === 'finish') recordUsage(answered, part.usage?.inputTokens?.total);
             if (retried) reportStreamedRejection(retries, { params: answered, model: options.model }, part);
-            controller.enqueue(part);
+            if (part.type !== 'finish') return controller.enqueue(part);
+            recordUsage(answered, part.usage?.inputTokens?.total);
+            const sent = sentCalls.get(answered);
+            controller.enqueue(sent ? { ...part, providerMetadata: withReport(part.providerMetadata, sent) } : part);
           },
         }),
       );
@@ -145,6 +150,11 @@ export function middlewareFor(
 }
 
 const modelKeyOf = (model: { provider: string; modelId: string }) => `${model.provider}:${model.modelId}`;
+
+/** The provider's metadata with this call's report under `context-compression` (see `CompressionMetadata`). */
+function withReport(metadata: SharedV4ProviderMetadata | undefined, sent: SentCall): SharedV4ProviderMetadata {
+  return { ...metadata, [METADATA_KEY]: callMetadata(sent.output.report) };
+}
 
 /** The prompt with cache breakpoints for providers that cache at them, or undefined for the others. */
 function withBreakpoints(

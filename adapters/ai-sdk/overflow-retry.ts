@@ -6,12 +6,13 @@ import type {
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
 import type { CompressionEngine } from '../../src/engine/engine.js';
+import type { CallReport } from '../../src/engine/events.js';
 
 /** A call the middleware compressed: the caller's params, to compress again, and our estimate of what was sent. */
 export interface SentCall {
   readonly original: LanguageModelV4CallOptions;
   readonly modelKey: string;
-  readonly output: { readonly estimatedTokens: number };
+  readonly output: { readonly estimatedTokens: number; readonly report: CallReport };
 }
 
 /** What the retry needs from the middleware: the engine, what each sent call was, and how a call is compressed. */

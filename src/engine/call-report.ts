@@ -7,7 +7,7 @@ import type { CompressionDecision } from '../triggers/decisions.js';
 import type { CallFacts } from './call-facts.js';
 import { compressEvent } from './compress-event.js';
 import type { Decided } from './decide.js';
-import type { CompressEvent } from './events.js';
+import type { CallReport, CompressEvent } from './events.js';
 import { reportEdits } from './report-edits.js';
 
 /**
@@ -63,7 +63,7 @@ export class CallReporter {
     tokensBefore: number;
     tokensAfter: number;
     reusedState: boolean;
-  }): { decisions: CompressionDecision[]; event: CompressEvent | undefined } {
+  }): { decisions: CompressionDecision[]; event: CompressEvent | undefined; report: CallReport } {
     const edits = reportEdits({
       facts,
       view: decided.projection.view,
@@ -108,18 +108,24 @@ export class CallReporter {
     ) {
       this.options.onCompress?.(event);
     }
-    if (this.reportCalls) {
-      const { ratio } = facts.limits;
-      this.options.onCall?.({
-        historyTokens: this.historyTokens(facts),
-        promptTokens: Math.round(tokensAfter * ratio),
-        cacheablePrefixTokens: Math.round(cacheablePrefixTokens * ratio),
-        messagesOutOfPrompt: decided.point.coveredCount,
-        stateInPrompt: decided.point.state !== undefined,
-        event,
-      });
-    }
-    return { decisions, event };
+    const { ratio } = facts.limits;
+    let history: number | undefined;
+    const historyTokens = () => {
+      history ??= this.historyTokens(facts);
+      return history;
+    };
+    const report: CallReport = {
+      get historyTokens() {
+        return historyTokens();
+      },
+      promptTokens: Math.round(tokensAfter * ratio),
+      cacheablePrefixTokens: Math.round(cacheablePrefixTokens * ratio),
+      messagesOutOfPrompt: decided.point.coveredCount,
+      stateInPrompt: decided.point.state !== undefined,
+      event,
+    };
+    if (this.reportCalls) this.options.onCall?.(report);
+    return { decisions, event, report };
   }
 
   /**
@@ -136,29 +142,34 @@ export class CallReporter {
     sent: readonly MessageMeasure[];
     /** The prompt's tokens, counted when called. */
     promptTokens: () => number;
-  }): void {
+  }): CallReport {
     this.truncatedShown.set(facts.conversation, new Set());
     const prompt = [...facts.fixedMeasures, ...sent];
     const previous = this.prefixes.replace(facts.conversation, prompt);
-    if (!this.reportCalls) return;
     const { ratio } = facts.limits;
-    const historyTokens = () => this.historyTokens(facts);
-    let prompted: number | undefined;
-    this.options.onCall?.({
+    let history: number | undefined;
+    let prefix: number | undefined;
+    const historyTokens = () => {
+      history ??= this.historyTokens(facts);
+      return history;
+    };
+    const report: CallReport = {
       get historyTokens() {
         return historyTokens();
       },
       get promptTokens() {
-        prompted ??= promptTokens();
-        return Math.round(prompted * ratio);
+        return Math.round(promptTokens() * ratio);
       },
       get cacheablePrefixTokens() {
-        return Math.round(commonPrefixTokens(previous ?? [], prompt) * ratio);
+        prefix ??= commonPrefixTokens(previous ?? [], prompt);
+        return Math.round(prefix * ratio);
       },
       messagesOutOfPrompt: 0,
       stateInPrompt: false,
       event: undefined,
-    });
+    };
+    if (this.reportCalls) this.options.onCall?.(report);
+    return report;
   }
 
   /** The history as the caller sent it, fixed part included, in the provider's (calibrated) tokens. */

@@ -1,6 +1,6 @@
 import type { Message, Transcript } from '../transcript/transcript.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
-import type { CompressEvent } from './events.js';
+import type { CallReport, CompressEvent } from './events.js';
 
 /** One call to compress. */
 export interface CompressInput {
@@ -33,4 +33,9 @@ export interface CompressOutput {
   readonly deferred: readonly CompressionDecision[];
   /** Present when this call compressed. */
   readonly event: CompressEvent | undefined;
+  /**
+   * What this call sent, as `onCall` hears it; figures of a call sent as it came are counted when first read (see
+   * `CallReport`).
+   */
+  readonly report: CallReport;
 }

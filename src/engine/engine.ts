@@ -331,7 +331,7 @@ export class CompressionEngine {
     if (decided.messagesFolded === 0 && !decided.failure && lasting === point) {
       await this.considerAhead(facts, point, projection, estimatedTokens);
     }
-    const { decisions, event } = this.reporter.changes({
+    const { decisions, event, report } = this.reporter.changes({
       facts,
       decided,
       sent: output.measures,
@@ -346,6 +346,7 @@ export class CompressionEngine {
       decisions,
       deferred: decided.deferred,
       event,
+      report,
     };
   }
 

@@ -40,7 +40,7 @@ export class UnchangedCalls {
       counted ??= messages.reduce((sum, message) => sum + meter.measure(message).tokens, facts.fixedTokens);
       return counted;
     };
-    this.reporter.unchanged({ facts, sent: measures, promptTokens });
+    const report = this.reporter.unchanged({ facts, sent: measures, promptTokens });
     deferredCounts.add(promptTokens);
     return {
       system: facts.system,
@@ -51,6 +51,7 @@ export class UnchangedCalls {
       decisions: [],
       deferred: [],
       event: undefined,
+      report,
     };
   }
 }
