@@ -109,11 +109,7 @@ export class CallReporter {
       this.options.onCompress?.(event);
     }
     const { ratio } = facts.limits;
-    let history: number | undefined;
-    const historyTokens = () => {
-      history ??= this.historyTokens(facts);
-      return history;
-    };
+    const historyTokens = this.historyCount(facts);
     const report: CallReport = {
       get historyTokens() {
         return historyTokens();
@@ -147,12 +143,8 @@ export class CallReporter {
     const prompt = [...facts.fixedMeasures, ...sent];
     const previous = this.prefixes.replace(facts.conversation, prompt);
     const { ratio } = facts.limits;
-    let history: number | undefined;
+    const historyTokens = this.historyCount(facts);
     let prefix: number | undefined;
-    const historyTokens = () => {
-      history ??= this.historyTokens(facts);
-      return history;
-    };
     const report: CallReport = {
       get historyTokens() {
         return historyTokens();
@@ -170,6 +162,15 @@ export class CallReporter {
     };
     if (this.reportCalls) this.options.onCall?.(report);
     return report;
+  }
+
+  /** `historyTokens`, counted when first asked for and kept. */
+  private historyCount(facts: CallFacts): () => number {
+    let counted: number | undefined;
+    return () => {
+      counted ??= this.historyTokens(facts);
+      return counted;
+    };
   }
 
   /** The history as the caller sent it, fixed part included, in the provider's (calibrated) tokens. */
