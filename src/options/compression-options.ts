@@ -222,10 +222,7 @@ const redactionShape = {
 const RedactionOptionsSchema: StrictObject<typeof redactionShape> = z.strictObject(redactionShape);
 
 const recallShape = {
-  /**
-   * Share of the budget the recall block made for one user message may always take; when the prompt leaves more
-   * room than that below `compressTo`, the block may take that room. @default 0.1
-   */
+  /** Share of the budget the recall block made for one user message may take. @default 0.1 */
   budgetShare: share().default(DEFAULT_RECALL_SHARE),
 };
 
@@ -348,8 +345,7 @@ const compressionOptionsShape = {
   /**
    * Recall: when a new user message arrives and earlier messages have left the prompt (folded into the state, or
    * masked tool results), the pieces of them that best match it (BM25 over the history the caller sends) are quoted
-   * verbatim in a `<recalled_messages>` block just before it, within `budgetShare` of the budget (or the room a small
-   * prompt leaves below `compressTo`). The choice is made
+   * verbatim in a `<recalled_messages>` block just before it, within `budgetShare` of the budget. The choice is made
    * once per user message and stored with the state, so later calls send the same prefix; the block leaves the
    * prompt with its turn. `false` turns it off. @default { budgetShare: 0.1 }
    */

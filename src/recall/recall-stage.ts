@@ -99,10 +99,7 @@ export class RecallStage {
     // a prompt below the compression threshold stays below it: a block that took it over would be folded away by the
     // next call from the stored point (a tool step, a retry, another instance), a rewrite of the prompt nobody asked for
     const ceiling = tokens <= limits.compressAt ? limits.compressAt : limits.hardLimit;
-    // the share is what the block may always take; a small prompt lends it the room it leaves below `compressTo`, so
-    // the prompt stays at or below where a fold would bring it
-    const share = Math.max(limits.maxRecallTokens, limits.compressTo - tokens);
-    const room = Math.min(share, ceiling - tokens) - RECALL_PAIR_TOKENS;
+    const room = Math.min(limits.maxRecallTokens, ceiling - tokens) - RECALL_PAIR_TOKENS;
     const choice = await chooseRecall({
       facts,
       point,

@@ -135,7 +135,6 @@ export function checkLimits(options: FuzzOptions): CheckLimits {
     reserveOutputTokens: options.reserveOutputTokens,
     hardLimit: options.shares?.hardLimit ?? 0.85,
     recallShare: options.recall === false ? 0 : (options.recall?.budgetShare ?? 0.1),
-    compressTo: options.shares?.compressTo ?? 0.6,
     awareness: options.awarenessBlock ?? DEFAULT_AWARENESS_BLOCK,
     failingSummarizer: options.summarizer === 'failing',
     usageRatio: options.usageRatio,

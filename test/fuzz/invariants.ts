@@ -65,8 +65,6 @@ export interface CheckLimits {
   readonly hardLimit: number;
   /** 0 when recall is off. */
   readonly recallShare: number;
-  /** @default 0.6 */
-  readonly compressTo: number;
   /** The awareness block text, '' when off. */
   readonly awareness: string;
   /** True when the case's summarizer throws on purpose. */
@@ -134,8 +132,6 @@ export class ConversationChecker<P> {
   /** What the checked prompts exercised: states, recall blocks, events by kind, errors by name. */
   readonly coverage = new Map<string, number>();
   private systemJson: string | undefined;
-  /** Recall blocks over their share that took the room their prompt left below compressTo when they were made. */
-  private readonly lentRoom = new Set<string>();
   private previous: { caller: string[]; sent: string[] } | undefined;
 
   constructor(
@@ -269,19 +265,7 @@ export class ConversationChecker<P> {
         add('markup-forgeable', 'a recall block with more than one tag pair');
       const tokens = this.meter.countText(text);
       const cap = Math.floor(this.kept(limits.recallShare));
-      if (tokens <= cap || this.lentRoom.has(text)) continue;
-      // over its share, a block may take the room the prompt left below compressTo: on the call that made it, the
-      // whole prompt stays below compressTo; later calls carry it byte for byte
-      const made = call.events.some((event) => event.recalled.tokens > 0);
-      const total =
-        (sent.tools.length > 0 ? this.meter.countText(JSON.stringify(sent.tools)) : 0) +
-        this.tokens(sent.system) +
-        this.tokens(sent.messages);
-      const room = Math.floor(this.kept(limits.compressTo) * (1 + RATIO_TOLERANCE));
-      if (made && total <= room) {
-        this.lentRoom.add(text);
-        this.count('recall in the room below compressTo');
-      } else add('recall-over-cap', `recall block of ${tokens} tokens, cap ${cap}, prompt ${total} (room to ${room})`);
+      if (tokens > cap) add('recall-over-cap', `recall block of ${tokens} tokens, cap ${cap}`);
     }
     if (limits.failingSummarizer && sentJson.some((json) => json.includes(SUMMARIZER_FAILURE)))
       add('error-text-in-prompt', 'the summarizer error text reached the prompt');
