@@ -53,8 +53,11 @@ interface Indexed {
   readonly ids: string[][];
   /** `hashes[k]`: the prefix hash of the first k indexed messages. */
   readonly hashes: number[];
-  /** Chunks holding each term (of their own text), for the words that link a match to other turns. */
-  readonly df: Map<string, number>;
+  /**
+   * Chunks holding each term (of their own text), for the words that link a match to other turns; counted when a
+   * second hop first needs them, through the first `through` indexed messages (see `termCounts`).
+   */
+  readonly df: { readonly counts: Map<string, number>; through: number };
 }
 
 /** Most chunks all the indexes of an engine hold together (a chunk is at most 1,200 characters). */
@@ -138,9 +141,10 @@ export class RecallIndex {
     const hitsOf = (results: readonly { id: string; score: number }[]) =>
       results.map((hit) => ({ chunk: indexed.chunks.get(hit.id) as RecallChunk, score: hit.score }));
     const first = hitsOf(indexed.search.search(text, options));
+    if (!connect) return first;
     // the second hop: the query with the words that link its best matches to other turns, fused with the first
     const asked = new Set(termsOf(text));
-    const links = connect ? linkWords(indexed, asked, first.slice(0, LINK_SEEDS)) : [];
+    const links = linkWords(indexed, asked, first.slice(0, LINK_SEEDS));
     if (links.length === 0) return first;
     const second = indexed.search.search(`${text} ${links.join(' ')}`, {
       ...options,
@@ -187,7 +191,7 @@ export class RecallIndex {
         chunks: new Map(),
         ids: [],
         hashes: [prefixHashes[0] as number],
-        df: new Map(),
+        df: { counts: new Map(), through: 0 },
       };
       this.conversations.set(conversation, indexed);
     }
@@ -200,10 +204,7 @@ export class RecallIndex {
       for (const chunk of chunks) indexed.chunks.set(chunk.id, chunk);
       indexed.ids.push(chunks.map((chunk) => chunk.id));
       indexed.hashes.push(prefixHashes[index + 1] as number);
-      for (const chunk of chunks) {
-        added.push({ id: chunk.id, text: chunk.text, context });
-        for (const term of new Set(termsOf(chunk.text))) indexed.df.set(term, (indexed.df.get(term) ?? 0) + 1);
-      }
+      for (const chunk of chunks) added.push({ id: chunk.id, text: chunk.text, context });
     }
     if (added.length > 0) {
       indexed.search.addAll(added);
@@ -226,10 +227,26 @@ function termsOf(text: string): string[] {
 }
 
 /**
+ * The chunks holding each term, extended over the messages indexed since it was last read: only a second hop reads
+ * it, so a conversation that never takes one (a tool loop) never tokenizes its chunks twice.
+ */
+function termCounts(indexed: Indexed): ReadonlyMap<string, number> {
+  const { df } = indexed;
+  for (; df.through < indexed.ids.length; df.through++) {
+    for (const id of indexed.ids[df.through] as string[]) {
+      const text = indexed.chunks.get(id)?.text ?? '';
+      for (const term of new Set(termsOf(text))) df.counts.set(term, (df.counts.get(term) ?? 0) + 1);
+    }
+  }
+  return df.counts;
+}
+
+/**
  * What the best matches name that the query does not: per seed, its rarest words that other chunks share (a word
  * only the seed holds links to nothing; one in more than 5% of the chunks links to everything), as written.
  */
 function linkWords(indexed: Indexed, asked: ReadonlySet<string>, seeds: readonly RecallHit[]): string[] {
+  const df = termCounts(indexed);
   const common = Math.max(2, indexed.search.documentCount * LINK_MAX_SHARE);
   const chosen = new Map<string, string>();
   for (const { chunk } of seeds) {
@@ -238,7 +255,7 @@ function linkWords(indexed: Indexed, asked: ReadonlySet<string>, seeds: readonly
     for (const word of tokenize(chunk.text)) {
       const term = processTerm(word);
       if (!term || asked.has(term) || chosen.has(term) || candidates.has(term)) continue;
-      const shared = indexed.df.get(term) ?? 0;
+      const shared = df.get(term) ?? 0;
       if (shared < 2 || shared > common) continue;
       candidates.set(term, shared);
       words.set(term, word);
