@@ -112,6 +112,15 @@ function difference(before: string, after: string): string {
   return `at char ${at}: ${JSON.stringify(before.slice(from, at + 80))} -> ${JSON.stringify(after.slice(from, at + 80))}`;
 }
 
+/**
+ * Whether a call's fold grew the prompt it was meant to shrink (a recall block it added aside). A fold asked for with
+ * `force` may grow a short prompt, whichever decision the event is named after (masking decisions come first).
+ */
+export function foldGrewPrompt(event: CompressEvent): boolean {
+  if (event.decisions.some((decision) => decision.trigger === 'forced')) return false;
+  return event.messagesFolded > 0 && event.tokensAfter - event.recalled.tokens > event.tokensBefore;
+}
+
 const occurrences = (text: string, needle: string) => text.split(needle).length - 1;
 
 /** One meter per counter for all checks: counts are memoized by content, and a meter takes ~15 ms to build. */
@@ -300,15 +309,12 @@ export class ConversationChecker<P> {
         );
     }
 
-    for (const event of call.events) {
-      // a fold asked for with `force` may grow a short prompt; one the budget or a trigger chose may not
-      if (event.trigger === 'forced') continue;
-      if (event.messagesFolded > 0 && event.tokensAfter - event.recalled.tokens > event.tokensBefore)
+    for (const event of call.events)
+      if (foldGrewPrompt(event))
         add(
           'fold-grew-prompt',
           `folded ${event.messagesFolded} messages: ${event.tokensBefore} -> ${event.tokensAfter} tokens`,
         );
-    }
     for (const { error } of call.errors) {
       if (HardLimitError.isInstance(error)) continue;
       if (SummarizerError.isInstance(error)) {

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { type CompressEvent, withContextCompression } from '../../adapters/ai-sdk/index.js';
 import { textResult } from '../helpers/mock-model.js';
 import { jsonStore, NO_USAGE } from './harness.js';
+import { foldGrewPrompt } from './invariants.js';
 import { PROPERTIES } from './properties.js';
 
 const user = (text: string): LanguageModelV4Message => ({ role: 'user', content: [{ type: 'text', text }] });
@@ -391,4 +392,36 @@ describe('new-instance-differs: a fold planned ahead of time from a drop, and on
     expect(report.coverage.get('fold summarized ahead') ?? 0).toBeGreaterThan(0);
     expect(report.coverage.get('drop') ?? 0).toBe(0);
   }, 60_000);
+});
+
+describe('fold-grew-prompt: a fold asked for with force may grow a short prompt', () => {
+  const event = (triggers: CompressEvent['trigger'][], before: number, after: number): CompressEvent =>
+    ({
+      trigger: triggers[0] ?? 'budget',
+      decisions: triggers.map((trigger) => ({
+        trigger,
+        scope: { kind: 'messages', from: 0, to: 2 },
+        confidence: 1,
+        details: '',
+      })),
+      tokensBefore: before,
+      tokensAfter: after,
+      messagesFolded: 2,
+      recalled: { chunks: 0, tokens: 0, blocksDropped: 0, piecesRedacted: 0 },
+    }) as unknown as CompressEvent;
+
+  it('is told by any forced decision, not only the one the event is named after', async () => {
+    // case 3010 of `npm run fuzz -- --seed 12217 --adapter ai-sdk`: a forced fold of two messages that also masked a
+    // stale result reports `trigger: 'staleness'` (masking decisions come first); its state outweighed what it folded
+    const report = await replayCase('ai-sdk', 12217, 3010);
+    expect(report.violations).toEqual([]);
+    expect(report.coverage.get('fold') ?? 0).toBeGreaterThan(0);
+    expect(foldGrewPrompt(event(['staleness', 'forced'], 2659, 2688))).toBe(false);
+  }, 60_000);
+
+  it('still flags a fold the budget or a trigger chose that grew the prompt', () => {
+    expect(foldGrewPrompt(event(['staleness', 'budget'], 2659, 2688))).toBe(true);
+    expect(foldGrewPrompt(event(['intent'], 2659, 2688))).toBe(true);
+    expect(foldGrewPrompt(event(['budget'], 2659, 2600))).toBe(false);
+  });
 });
