@@ -59,6 +59,25 @@ describe('the recall index', () => {
     expect(hits).not.toContain('The weather turned cold today.');
   });
 
+  it('ranks the turns of the person a question names above the same words from someone else', () => {
+    const chat = [
+      text('user', 'Caroline: The park by the river is my favourite park, the park cafe too.'),
+      text('assistant', 'Melanie: We took the kids to the park on Sunday.'),
+      text('user', 'Caroline: The weather turned cold today.'),
+      text('assistant', 'Melanie: Note: bring coats.'),
+    ];
+    const melanie = 'Melanie: We took the kids to the park on Sunday.';
+    const caroline = 'Caroline: The park by the river is my favourite park, the park cafe too.';
+    const order = (query: string) => {
+      const hits = search(new RecallIndex(), chat, query);
+      return [hits.indexOf(melanie), hits.indexOf(caroline)];
+    };
+    const [melanieFirst, carolineSecond] = order('What did Melanie do at the park?');
+    expect(melanieFirst).toBeLessThan(carolineSecond as number);
+    const [melanieSecond, carolineFirst] = order('What did Caroline say about the park?');
+    expect(carolineFirst).toBeLessThan(melanieSecond as number);
+  });
+
   it('holds exactly the messages before `through`, extending and shrinking as calls go', () => {
     const index = new RecallIndex();
     expect(search(index, history, 'orange blue', 3)).toEqual([]);
