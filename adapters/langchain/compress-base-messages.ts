@@ -1,5 +1,6 @@
 import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
 import { type BaseMessage, type BaseMessageLike, coerceMessageLikeToMessage } from '@langchain/core/messages';
+import { type CompressionMetadata, callMetadata } from '../../src/engine/call-metadata.js';
 import type { CompressionEngine } from '../../src/engine/engine.js';
 import { InvalidOptionError } from '../../src/errors.js';
 import type { ContextCompressionCallOptions } from './call-options.js';
@@ -31,10 +32,12 @@ export interface CompressBaseMessagesInput {
   readonly converter: TranscriptConverter;
 }
 
-/** The compressed prompt and our estimate of its tokens, to learn from the provider's count. */
+/** The compressed prompt, our estimate of its tokens (to learn from the provider's count) and the call's report. */
 export interface CompressedBaseMessages {
   readonly messages: BaseMessage[];
   readonly estimatedTokens: number;
+  /** What the call did, for the answer's `response_metadata` and the custom callback event. */
+  readonly metadata: CompressionMetadata;
 }
 
 /** Runs one LangChain prompt through the engine and back. */
@@ -56,5 +59,6 @@ export async function compressBaseMessages(
     get estimatedTokens() {
       return result.estimatedTokens;
     },
+    metadata: callMetadata(result.report),
   };
 }

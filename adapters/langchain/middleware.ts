@@ -5,6 +5,7 @@ import { compressBaseMessages } from './compress-base-messages.js';
 import { createEngine, type LangChainCompressionOptions, requireBudget } from './create-engine.js';
 import { type ModelInfo, modelInfo, reportedInputTokens } from './model-info.js';
 import { runWithRetry } from './overflow-retry.js';
+import { attachReport, dispatchReportInRun } from './report-metadata.js';
 import { TranscriptConverter } from './transcript-converter.js';
 
 /** Options of the `createAgent` middleware: the adapter's options. */
@@ -61,9 +62,11 @@ export function contextCompressionMiddleware(options: ContextCompressionMiddlewa
         }),
       estimate: (compressed) => compressed.estimatedTokens,
       run: async (compressed) => {
+        await dispatchReportInRun(compressed.metadata);
         const response = await handler({ ...request, messages: compressed.messages.slice(system.length) });
         const reported = reportedInputTokens(response as BaseMessage);
         if (reported !== undefined) engine.recordUsage(info.modelKey, () => compressed.estimatedTokens, reported);
+        attachReport(response as BaseMessage, compressed.metadata);
         return response;
       },
     });

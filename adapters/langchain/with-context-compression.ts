@@ -12,6 +12,7 @@ import { type CompressedBaseMessages, compressBaseMessages, inputMessages } from
 import { createEngine, type LangChainCompressionOptions } from './create-engine.js';
 import { isChatModel, type ModelInfo, modelInfo, reportedInputTokens } from './model-info.js';
 import { runWithRetry, streamWithRetry } from './overflow-retry.js';
+import { attachReport, reportingRun, withReports } from './report-metadata.js';
 import { TranscriptConverter } from './transcript-converter.js';
 
 /**
@@ -170,10 +171,14 @@ function generateCompressed(
     estimate: largestEstimate,
     run: async (compressed) => {
       const prompts = lists.map((list, index) => compressed[index]?.messages ?? list);
-      const result = await base.generate.call(self, prompts, options, callbacks);
+      // each prompt's report goes to its model run (a custom event, the answer's metadata): see `_generate` below
+      const reports = compressed.map((sent) => sent?.metadata);
+      const result = await base.generate.call(self, prompts, withReports(parsed, reports), callbacks);
       result.generations.forEach((generation, index) => {
         const sent = compressed[index];
         const message = (generation[0] as ChatGeneration | undefined)?.message;
+        // also on an answer no run of ours made (a cached one)
+        attachReport(message, sent?.metadata);
         if (sent) engine.recordUsage(info.modelKey, () => sent.estimatedTokens, reportedInputTokens(message));
       });
       return result;
@@ -224,8 +229,10 @@ function compressingModel<T extends BaseChatModel>(
         yield* base._streamIterator.call(this, input, options);
         return;
       }
+      const reporting = (sent: CompressedBaseMessages | undefined) =>
+        sent ? withReports(options, [sent.metadata]) : options;
       yield* streamCompressed(inputMessages(input), options, (sent) =>
-        recordingUsage(engine, info, base._streamIterator.call(this, sent?.messages ?? input, options), sent),
+        recordingUsage(engine, info, base._streamIterator.call(this, sent?.messages ?? input, reporting(sent)), sent),
       );
     },
     streamEvents(
@@ -246,6 +253,7 @@ function compressingModel<T extends BaseChatModel>(
       }
       return new ChatModelStream(events());
     },
+    ...reportingRun((name, self, args) => callOwn(model, name, self, args)),
     bindTools: binder('bindTools'),
     withConfig: binder('withConfig'),
     withStructuredOutput: binder('withStructuredOutput'),
@@ -254,12 +262,23 @@ function compressingModel<T extends BaseChatModel>(
       return keepCompressing(await callOwn(model, '_getModelInstance', this, args), compression, info);
     },
   };
-  for (const [name, value] of Object.entries(methods))
-    Object.defineProperty(wrapped, name, { value, writable: true, configurable: true });
-  for (const name of ['bindTools', '_getModelInstance'])
-    if (!methodOf(model, name)) Reflect.deleteProperty(wrapped, name);
-  Object.defineProperty(wrapped, COMPRESSING, { value: true });
+  install(wrapped, model, methods);
   return wrapped;
+}
+
+/** Methods the wrapper has only when the model has them: LangChain looks for them. */
+const OPTIONAL_METHODS = new Set(['bindTools', '_getModelInstance', '_generate', '_streamResponseChunks']);
+
+/** Puts the compressing methods on the wrapper, and its brand. */
+function install(wrapped: object, model: object, methods: Record<string, unknown>): void {
+  // LangChain streams a call only through a model's own `_streamResponseChunks`: one it does not have stays absent
+  const streams = ownerOf(model, '_streamResponseChunks') !== ownerOf(model, '_streamIterator');
+  for (const [name, value] of Object.entries(methods)) {
+    if (OPTIONAL_METHODS.has(name) && (!methodOf(model, name) || (name === '_streamResponseChunks' && !streams)))
+      continue;
+    Object.defineProperty(wrapped, name, { value, writable: true, configurable: true });
+  }
+  Object.defineProperty(wrapped, COMPRESSING, { value: true });
 }
 
 /**
