@@ -1,10 +1,14 @@
 import type { ConversationReplay } from './replay.js';
 
 /**
- * The replay's chart: prompt tokens per call, raw and compressed, with a rule at every call that folded, drawn with
+ * The replay's chart: prompt tokens per call, raw and compressed, the budget and the thresholds the calls were decided
+ * against (compress at, fold to, hard limit), and a mark at every call that folded, masked or recalled, drawn with
  * Vega-Lite into SVG. `vega` and `vega-lite` are optional peer dependencies (about 12 MB together, too much for every
  * install of a middleware): without them the chart is left out and the reason returned.
  */
+const ACTIONS = ['fold', 'mask', 'recall'];
+const ACTION_COLORS = ['#d62728', '#9467bd', '#2ca02c'];
+
 export async function replayChart(
   replay: ConversationReplay,
   title: string,
@@ -22,7 +26,21 @@ export async function replayChart(
     { call: call.call, tokens: call.rawTokens, prompt: 'raw history' },
     { call: call.call, tokens: call.sentTokens, prompt: 'compressed' },
   ]);
-  const folds = replay.calls.filter((call) => call.folded > 0).map((call) => ({ call: call.call }));
+  const { limits } = replay;
+  const thresholds = [
+    { tokens: limits.budget, line: `budget ${limits.budget}` },
+    { tokens: limits.hardLimit, line: `hard limit ${limits.hardLimit}` },
+    { tokens: limits.compressAt, line: `compress at ${limits.compressAt}` },
+    { tokens: limits.compressTo, line: `fold to ${limits.compressTo}` },
+  ];
+  // a mark on the compressed line at each call that folded, masked or recalled
+  const marks = replay.calls.flatMap((call) => [
+    ...(call.folded > 0 || call.dropped > 0 ? [{ call: call.call, tokens: call.sentTokens, action: 'fold' }] : []),
+    ...(call.masked > 0 || call.redacted > 0 ? [{ call: call.call, tokens: call.sentTokens, action: 'mask' }] : []),
+    ...(call.recalledChunks > 0 ? [{ call: call.call, tokens: call.sentTokens, action: 'recall' }] : []),
+  ]);
+  const x = { field: 'call', type: 'quantitative', title: 'model call' } as const;
+  const y = { field: 'tokens', type: 'quantitative', title: 'prompt tokens' } as const;
   const { spec } = vegaLite.compile({
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title,
@@ -30,20 +48,37 @@ export async function replayChart(
     height: 360,
     layer: [
       {
-        data: { values: folds },
-        mark: { type: 'rule', strokeDash: [3, 3], color: '#999' },
-        encoding: { x: { field: 'call', type: 'quantitative' } },
+        data: { values: thresholds },
+        mark: { type: 'rule', strokeDash: [4, 4], color: '#888' },
+        encoding: { y },
+      },
+      {
+        data: { values: thresholds },
+        mark: { type: 'text', align: 'right', dx: 756, dy: -5, fontSize: 10, color: '#555' },
+        encoding: { y, x: { value: 0 }, text: { field: 'line' } },
       },
       {
         data: { values: lines },
         mark: { type: 'line', strokeWidth: 1.5 },
+        encoding: { x, y, color: { field: 'prompt', type: 'nominal', title: null, legend: { orient: 'bottom' } } },
+      },
+      {
+        data: { values: marks },
+        mark: { type: 'point', filled: true, size: 45 },
         encoding: {
-          x: { field: 'call', type: 'quantitative', title: 'model call (dashed: a fold)' },
-          y: { field: 'tokens', type: 'quantitative', title: 'prompt tokens' },
-          color: { field: 'prompt', type: 'nominal', title: null, legend: { orient: 'bottom' } },
+          x,
+          y,
+          color: {
+            field: 'action',
+            type: 'nominal',
+            title: null,
+            scale: { domain: ACTIONS, range: ACTION_COLORS },
+            legend: { orient: 'bottom' },
+          },
         },
       },
     ],
+    resolve: { scale: { color: 'independent' } },
   });
   const view = new vega.View(vega.parse(spec), { renderer: 'none' });
   return { svg: await view.toSVG() };

@@ -24,6 +24,7 @@ const USAGE = `usage: context-compression replay <file> [options]
   --reserve <tokens>     tokens kept for the answer (default: the engine's)
   --summarizer offline   the summarizer (offline: the extractive one, no model; the only one here)
   --out <dir>            write figures.json and chart.svg (one chart per conversation) there
+  --explain              print every call: its tokens against the thresholds, and why it did what it did
   --quiet                no progress bar
 `;
 
@@ -48,7 +49,7 @@ export async function main(argv: readonly string[], given: CliIo): Promise<numbe
     io.stdout(USAGE);
     return 0;
   }
-  const { file, window, reserve, out, quiet } = parsed;
+  const { file, window, reserve, out, quiet, explain } = parsed;
   let conversations: Conversation[];
   try {
     conversations = readConversations(await readFile(file, 'utf8'), file);
@@ -79,6 +80,7 @@ export async function main(argv: readonly string[], given: CliIo): Promise<numbe
     progress?.stop();
   }
   io.stdout(report(file, replays, window));
+  if (explain) for (const replay of replays) io.stdout(explanation(replay, replays.length > 1));
   if (out) {
     await mkdir(out, { recursive: true });
     await writeFile(
@@ -114,6 +116,7 @@ function parse(argv: readonly string[]) {
       summarizer: { type: 'string', default: 'offline' },
       out: { type: 'string' },
       quiet: { type: 'boolean', default: false },
+      explain: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -143,6 +146,7 @@ function parse(argv: readonly string[]) {
     reserve,
     out: values.out,
     quiet: values.quiet,
+    explain: values.explain,
   };
 }
 
@@ -171,7 +175,10 @@ export function report(file: string, replays: readonly ConversationReplay[], win
     'masked',
     'recalled',
   ];
-  const row = (id: string, replay: Omit<ConversationReplay, 'id' | 'format' | 'calls'> & { calls: number }) => [
+  const row = (
+    id: string,
+    replay: Omit<ConversationReplay, 'id' | 'format' | 'calls' | 'limits'> & { calls: number },
+  ) => [
     id,
     number(replay.calls),
     number(replay.rawTokens),
@@ -219,6 +226,36 @@ export function report(file: string, replays: readonly ConversationReplay[], win
     lines.push('');
   }
   return `${lines.join('\n')}`;
+}
+
+/**
+ * Every call of a replay in a line: its tokens raw and sent, the share of the budget it sent, what a prompt cache
+ * read of it, and why it did what it did (the decisions' own words), or why it sent the history as it came.
+ */
+export function explanation(replay: ConversationReplay, named: boolean): string {
+  const { limits } = replay;
+  const share = (tokens: number) => `${Math.round((tokens / limits.budget) * 100)}%`;
+  const lines = [
+    `${named ? `${replay.id}: ` : ''}every call, against a budget of ${number(limits.budget)} tokens ` +
+      `(${number(limits.contextWindow)} window): compress at ${number(limits.compressAt)} (${share(limits.compressAt)}), ` +
+      `fold down to ${number(limits.compressTo)} (${share(limits.compressTo)}), never above ${number(limits.hardLimit)} ` +
+      `(${share(limits.hardLimit)})`,
+  ];
+  for (const call of replay.calls) {
+    const why =
+      call.actions !== ''
+        ? call.reasons.join('; ')
+        : call.sentTokens < call.rawTokens
+          ? 'as the last compression left it, grown by the new messages'
+          : call.rawTokens <= limits.compressAt
+            ? 'below the threshold: nothing to compress'
+            : 'over the threshold, but nothing worth the cache write it would cause';
+    lines.push(
+      `  call ${call.call}: ${number(call.rawTokens)} -> ${number(call.sentTokens)} tokens (${share(call.sentTokens)}), ` +
+        `${number(call.sentCachedTokens)} cached: ${why}`,
+    );
+  }
+  return `${lines.join('\n')}\n\n`;
 }
 
 const ratio = (value: number, base: number) => (base > 0 ? `${(value / base).toFixed(2)}x` : '-');

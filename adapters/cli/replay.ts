@@ -3,6 +3,7 @@ import { commonPrefixTokens } from '../../src/counting/prefix-tracker.js';
 import type { TokenCounter } from '../../src/counting/token-counter.js';
 import { CompressionEngine } from '../../src/engine/engine.js';
 import type { CompressionOptions } from '../../src/options/options.js';
+import { resolveOptions } from '../../src/options/resolve-options.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { promptConversions, toTranscript } from '../ai-sdk/to-transcript.js';
 import type { Conversation } from './formats.js';
@@ -30,12 +31,28 @@ export interface ReplayCall {
   readonly recalledChunks: number;
   /** What the call did, in words; empty when it sent the history as it was. */
   readonly actions: string;
+  /** Why, one line per decision (the compression event's decision details); empty when nothing changed. */
+  readonly reasons: readonly string[];
+}
+
+/** The limits the calls were decided against, in tokens of the replay's counter. */
+export interface ReplayLimits {
+  readonly contextWindow: number;
+  /** The window minus the tokens kept for the answer. */
+  readonly budget: number;
+  /** A prompt above this is compressed (when that pays for the cache write it causes). */
+  readonly compressAt: number;
+  /** What a fold aims for. */
+  readonly compressTo: number;
+  /** Never sent above this: the oldest turns are dropped when nothing else fits. */
+  readonly hardLimit: number;
 }
 
 /** A conversation replayed: its calls and their totals. */
 export interface ConversationReplay {
   readonly id: string;
   readonly format: string;
+  readonly limits: ReplayLimits;
   readonly calls: readonly ReplayCall[];
   readonly rawTokens: number;
   readonly sentTokens: number;
@@ -68,12 +85,14 @@ export async function replayConversation(
   conversation: Conversation,
   options: ReplayOptions,
 ): Promise<ConversationReplay> {
-  const engine = new CompressionEngine({
+  const engineOptions: CompressionOptions = {
     ...options.engine,
     contextWindow: options.contextWindow,
     ...(options.reserveOutputTokens !== undefined ? { reserveOutputTokens: options.reserveOutputTokens } : {}),
     ...(options.tokenCounter ? { tokenCounter: options.tokenCounter } : {}),
-  });
+  };
+  const engine = new CompressionEngine(engineOptions);
+  const limits = limitsOf(engineOptions, options.contextWindow);
   const meter = new MessageMeter(options.tokenCounter ?? (await defaultCounter()));
   const measure = (messages: readonly Message[]) => messages.map((message) => meter.measure(message));
   const prompt = conversation.prompt;
@@ -102,6 +121,7 @@ export async function replayConversation(
       redacted: event?.observationsRedacted.count ?? 0,
       recalledChunks: event?.recalled.chunks ?? 0,
       actions: describe(event),
+      reasons: event?.decisions.map((decision) => decision.details) ?? [],
     };
     previousRaw = raw;
     previousSent = sent;
@@ -113,6 +133,7 @@ export async function replayConversation(
   return {
     id: conversation.id,
     format: conversation.format,
+    limits,
     calls,
     rawTokens: sum((call) => call.rawTokens),
     sentTokens: sum((call) => call.sentTokens),
@@ -127,6 +148,19 @@ export async function replayConversation(
     folds: calls.filter((call) => call.folded > 0).length,
     masked: sum((call) => call.masked),
     recalledChunks: sum((call) => call.recalledChunks),
+  };
+}
+
+/** The thresholds as the engine reads them from the options (no calibration: a replay sees no usage). */
+function limitsOf(options: CompressionOptions, contextWindow: number): ReplayLimits {
+  const resolved = resolveOptions(options);
+  const budget = contextWindow - resolved.reserveFor(contextWindow);
+  return {
+    contextWindow,
+    budget,
+    compressAt: Math.round(budget * resolved.compressAt),
+    compressTo: Math.round(budget * resolved.compressTo),
+    hardLimit: Math.round(budget * resolved.hardLimit),
   };
 }
 

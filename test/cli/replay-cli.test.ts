@@ -205,6 +205,34 @@ describe('context-compression replay', () => {
     expect(svg).toMatch(/^<svg/);
     expect(svg).toContain('raw history');
     expect(svg).toContain('compressed');
+    // the thresholds the calls were decided against, and a mark for each fold
+    const { limits } = figures.conversations[0];
+    expect(limits).toEqual({ contextWindow: 8000, budget: 6000, compressAt: 4200, compressTo: 3600, hardLimit: 5100 });
+    for (const label of ['budget 6000', 'hard limit 5100', 'compress at 4200', 'fold to 3600'])
+      expect(svg).toContain(label);
+    expect(svg).toContain('fold');
+  });
+
+  it('explains every call with --explain: its tokens against the thresholds, and why', async () => {
+    const file = join(dir, 'explain-input.json');
+    await writeFile(file, JSON.stringify(formats['AI SDK ModelMessage[]']?.()));
+    const { code, output } = await run('replay', file, '--window', '8000', '--quiet', '--explain');
+    expect(code, output).toBe(0);
+    expect(output).toContain(
+      'every call, against a budget of 6,000 tokens (8,000 window): compress at 4,200 (70%), fold down to 3,600 (60%), never above 5,100 (85%)',
+    );
+    const calls = output.split('\n').filter((line) => /^ {2}call \d+: /.test(line));
+    expect(calls).toHaveLength(TURNS * 2);
+    expect(calls[0]).toMatch(
+      /^ {2}call 1: [\d,]+ -> [\d,]+ tokens \(\d+%\), 0 cached: below the threshold: nothing to compress$/,
+    );
+    // a fold says why, in the decision's words
+    expect(
+      calls.some((line) => /passed the 70% threshold; folded \d+ messages into the session state/.test(line)),
+    ).toBe(true);
+    expect(calls.some((line) => line.endsWith('as the last compression left it, grown by the new messages'))).toBe(
+      true,
+    );
   });
 
   it('names the formats it reads when a file is none of them, and exits with 1', async () => {
