@@ -8,6 +8,7 @@ import { SingleBar } from 'cli-progress';
 import { toTranscript as langChainTranscript } from '../../adapters/langchain/to-transcript.js';
 import { fixturesDir } from '../../examples/lib/session-file.js';
 import { tiktokenCounter } from '../../src/counting/tiktoken-counter.js';
+import { DEFAULT_COMPRESS_AT, DEFAULT_COMPRESS_TO, DEFAULT_HARD_LIMIT } from '../../src/options/compression-options.js';
 import { promptChart } from './chart.js';
 import { loadFixtures, prepare, type Replay } from './data.js';
 import { measure, sumTokens } from './metrics.js';
@@ -153,7 +154,20 @@ if (only.length === 0) {
     })),
   };
   writeFileSync(resolve(benchDir, 'results.json'), `${JSON.stringify(raw, null, 1)}\n`);
-  writeFileSync(resolve(benchDir, 'chart.svg'), await promptChart(chartSeries, longest?.session.id ?? ''));
+  // the window, and the budget and thresholds this package decides against at its defaults
+  const budget = 16_000 - reserveFor(16_000);
+  const share = (label: string, value: number) => ({
+    tokens: Math.round(budget * value),
+    label: `${label} ${Math.round(budget * value)}`,
+  });
+  const lines = [
+    { tokens: 16_000, label: 'window 16000' },
+    share('budget', 1),
+    share('hard limit', DEFAULT_HARD_LIMIT),
+    share('compress at', DEFAULT_COMPRESS_AT),
+    share('fold to', DEFAULT_COMPRESS_TO),
+  ];
+  writeFileSync(resolve(benchDir, 'chart.svg'), await promptChart(chartSeries, longest?.session.id ?? '', lines));
   console.log('\nWrote bench/RESULTS.md, bench/results.json and bench/chart.svg.');
 }
 console.log(resultsMarkdown(dataSets, { date, node: process.version, longest: longest?.session.id ?? '' }));

@@ -2,16 +2,19 @@
 
 import { useChat } from '@ai-sdk/react';
 import { type FormEvent, useState } from 'react';
-import type { CompressionMetadata } from '../lib/compression-metadata';
+import type { CompressionMetadata } from 'context-compression/ai-sdk';
 
-/** What one request sent and changed, as the route reported it. */
+/** What one request sent and changed: the model call's report, from its provider metadata. */
 function CompressionPanel({ compression }: { compression: CompressionMetadata | undefined }) {
   if (!compression) return null;
-  const changes = [
-    compression.messagesFolded > 0 && `folded ${compression.messagesFolded} messages into the session state`,
-    compression.resultsMasked > 0 && `masked ${compression.resultsMasked} tool results`,
-    compression.recalled > 0 && `recalled ${compression.recalled} pieces`,
-  ].filter(Boolean);
+  const { change } = compression;
+  const changes = change
+    ? [
+        change.messagesFolded > 0 && `folded ${change.messagesFolded} messages into the session state`,
+        change.toolResultsMasked > 0 && `masked ${change.toolResultsMasked} tool results`,
+        change.recalledPieces > 0 && `recalled ${change.recalledPieces} pieces`,
+      ].filter(Boolean)
+    : [];
   return (
     <div data-testid="compression" style={panel}>
       sent {compression.promptTokens.toLocaleString()} tokens for a history of{' '}
@@ -19,7 +22,7 @@ function CompressionPanel({ compression }: { compression: CompressionMetadata | 
       {compression.stateInPrompt
         ? `; ${compression.messagesOutOfPrompt} messages in the session state`
         : '; the whole history'}
-      {changes.length > 0 ? `; this request ${compression.trigger}: ${changes.join(', ')}` : '; nothing changed'}
+      {change && changes.length > 0 ? `; this request ${change.trigger}: ${changes.join(', ')}` : '; nothing changed'}
       {`; cache-stable prefix ${compression.cacheablePrefixTokens.toLocaleString()} tokens`}
     </div>
   );
