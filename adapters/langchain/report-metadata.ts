@@ -38,12 +38,17 @@ export function attachReport(message: BaseMessage | undefined, report: Compressi
   message.response_metadata = { ...metadata, [METADATA_KEY]: report };
 }
 
-/** Tells the run's callback handlers of a call's report, as a custom event of the model's own run. */
+/** The runs whose handlers were told already: a model whose `_generate` streams runs both methods in one run. */
+const told = new WeakSet<CallbackManagerForLLMRun>();
+
+/** Tells the run's callback handlers of a call's report, as a custom event of the model's own run; once a run. */
 export async function dispatchReport(
   runManager: CallbackManagerForLLMRun | undefined,
   report: CompressionMetadata | undefined,
 ): Promise<void> {
-  if (report) await runManager?.handleCustomEvent(CUSTOM_EVENT_NAME, report, runManager.runId);
+  if (!report || !runManager || told.has(runManager)) return;
+  told.add(runManager);
+  await runManager.handleCustomEvent(CUSTOM_EVENT_NAME, report, runManager.runId);
 }
 
 /**

@@ -120,3 +120,23 @@ describe("the call's report in LangChain: response_metadata and a custom callbac
     expect(json(listener.events[0]?.data)).toEqual(json(reportOf(answer)));
   });
 });
+
+describe('the custom event of a model whose _generate streams', () => {
+  it('is dispatched once per run', async () => {
+    class StreamingGenerate extends StreamingRecordingChatModel {
+      // as some providers do: `_generate` streams, handing on its options and run
+      override async _generate(messages: BaseMessage[], ...rest: unknown[]) {
+        const stream = this._streamResponseChunks as (...args: unknown[]) => AsyncIterable<{ text: string }>;
+        let text = '';
+        for await (const chunk of stream.call(this, messages, ...rest)) text += chunk.text;
+        return { generations: [{ text, message: new AIMessage(text) }] };
+      }
+    }
+    const model = withContextCompression(new StreamingGenerate({ model: 'gpt-4o' }), options);
+    const listener = new Listener();
+    const answer = await model.invoke(chat(30), { callbacks: [listener] });
+    expect(answer.text).toBe('streamed reply');
+    expect(listener.events).toHaveLength(1);
+    expect(reportOf(answer)?.change?.trigger).toBe('budget');
+  });
+});
