@@ -1,8 +1,8 @@
 'use client';
 
 import { useChat } from '@ai-sdk/react';
-import { type FormEvent, useState } from 'react';
 import type { CompressionMetadata } from 'context-compression/ai-sdk';
+import { type FormEvent, useState } from 'react';
 
 /** What one request sent and changed: the model call's report, from its provider metadata. */
 function CompressionPanel({ compression }: { compression: CompressionMetadata | undefined }) {
