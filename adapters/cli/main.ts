@@ -243,7 +243,7 @@ export function explanation(replay: ConversationReplay, named: boolean): string 
   ];
   for (const call of replay.calls) {
     const why =
-      call.actions !== ''
+      call.reasons.length > 0
         ? call.reasons.join('; ')
         : call.sentTokens < call.rawTokens
           ? 'as the last compression left it, grown by the new messages'

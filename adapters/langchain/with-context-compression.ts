@@ -171,9 +171,12 @@ function generateCompressed(
     estimate: largestEstimate,
     run: async (compressed) => {
       const prompts = lists.map((list, index) => compressed[index]?.messages ?? list);
-      // each prompt's report goes to its model run (a custom event, the answer's metadata): see `_generate` below
+      // each prompt's report goes to its model run (a custom event, the answer's metadata; see `reportingRun`),
+      // found by its index in the batch: a model with a cache runs only the prompts it missed, renumbered, so there
+      // only a single prompt's report goes
       const reports = compressed.map((sent) => sent?.metadata);
-      const result = await base.generate.call(self, prompts, withReports(parsed, reports), callbacks);
+      const runs = !self.cache || lists.length === 1 ? withReports(parsed, reports) : parsed;
+      const result = await base.generate.call(self, prompts, runs, callbacks);
       result.generations.forEach((generation, index) => {
         const sent = compressed[index];
         const message = (generation[0] as ChatGeneration | undefined)?.message;
@@ -271,8 +274,9 @@ const OPTIONAL_METHODS = new Set(['bindTools', '_getModelInstance', '_generate',
 
 /** Puts the compressing methods on the wrapper, and its brand. */
 function install(wrapped: object, model: object, methods: Record<string, unknown>): void {
-  // LangChain streams a call only through a model's own `_streamResponseChunks`: one it does not have stays absent
-  const streams = ownerOf(model, '_streamResponseChunks') !== ownerOf(model, '_streamIterator');
+  // LangChain streams a call through a model's `_streamResponseChunks` only when it is the model's own (not
+  // BaseChatModel's, which also defines `_generateUncached`): one it does not have stays absent
+  const streams = ownerOf(model, '_streamResponseChunks') !== ownerOf(model, '_generateUncached');
   for (const [name, value] of Object.entries(methods)) {
     if (OPTIONAL_METHODS.has(name) && (!methodOf(model, name) || (name === '_streamResponseChunks' && !streams)))
       continue;

@@ -140,21 +140,33 @@ export class CallReporter {
     promptTokens: () => number;
   }): CallReport {
     this.truncatedShown.set(facts.conversation, new Set());
-    const prompt = [...facts.fixedMeasures, ...sent];
-    const previous = this.prefixes.replace(facts.conversation, prompt);
+    const sentPrompt = [...facts.fixedMeasures, ...sent];
     const { ratio } = facts.limits;
     const historyTokens = this.historyCount(facts);
-    let prefix: number | undefined;
+    // what the counts need, let go of once counted: a report kept with an answer (in an agent's state, say) must not
+    // keep its call's measures alive
+    let counting: { prompt: () => number; before: readonly MessageMeasure[]; sent: MessageMeasure[] } | undefined = {
+      prompt: promptTokens,
+      before: this.prefixes.replace(facts.conversation, sentPrompt) ?? [],
+      sent: sentPrompt,
+    };
+    let counted: { prompt: number; prefix: number } | undefined;
+    const count = () => {
+      if (!counted && counting) {
+        counted = { prompt: counting.prompt(), prefix: commonPrefixTokens(counting.before, counting.sent) };
+        counting = undefined;
+      }
+      return counted as { prompt: number; prefix: number };
+    };
     const report: CallReport = {
       get historyTokens() {
         return historyTokens();
       },
       get promptTokens() {
-        return Math.round(promptTokens() * ratio);
+        return Math.round(count().prompt * ratio);
       },
       get cacheablePrefixTokens() {
-        prefix ??= commonPrefixTokens(previous ?? [], prompt);
-        return Math.round(prefix * ratio);
+        return Math.round(count().prefix * ratio);
       },
       messagesOutOfPrompt: 0,
       stateInPrompt: false,
@@ -167,9 +179,14 @@ export class CallReporter {
   /** `historyTokens`, counted when first asked for and kept. */
   private historyCount(facts: CallFacts): () => number {
     let counted: number | undefined;
+    // the call's facts, let go of once counted
+    let held: CallFacts | undefined = facts;
     return () => {
-      counted ??= this.historyTokens(facts);
-      return counted;
+      if (counted === undefined && held) {
+        counted = this.historyTokens(held);
+        held = undefined;
+      }
+      return counted as number;
     };
   }
 

@@ -238,11 +238,13 @@ function speakerOf(message: Message): string | undefined {
  * possessive too ("Melanie's"). In a chat between named people most questions are about one of them, and the turns
  * that answer one are mostly that person's own: "Would Melanie rather visit a national park or a theme park?" is
  * answered by what Melanie said of her camping trips, not by Caroline's mentions of parks. On the fixture
- * conversations: evidence retained 63.6% -> 65.7% (25% window) and 72.8% -> 74.7% (50%), multi-hop questions
- * 16.9% -> 21.1% and 28.2% -> 35.9%, at the same cost. Chats without such labels are ranked as before.
+ * conversations: evidence retained 63.6% -> 65.7% (25% window) and 72.8% -> 74.5% (50%), multi-hop questions
+ * 16.9% -> 21.1% and 28.2% -> 34.5%, at the same cost. Chats without such labels are ranked as before.
  */
 function namedSpeakers(indexed: Indexed, query: string): Set<string> {
-  const words = new Set((query.match(/[\p{L}\p{N}'’-]+/gu) ?? []).map((word) => word.replace(/['’]s$/u, '')));
+  // the asker's own label ("Alice: when is the deadline?") names no one
+  const asked = query.replace(SPEAKER_LABEL, '');
+  const words = new Set((asked.match(/[\p{L}\p{N}'’-]+/gu) ?? []).map((word) => word.replace(/['’]s$/u, '')));
   // a label counts once it starts two messages: a lone "Note: ..." names no one
   const seen = new Set<string>();
   const named = new Set<string>();

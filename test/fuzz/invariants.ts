@@ -114,10 +114,14 @@ function difference(before: string, after: string): string {
 
 /**
  * Whether a call's fold grew the prompt it was meant to shrink (a recall block it added aside). A fold asked for with
- * `force` may grow a short prompt, whichever decision the event is named after (masking decisions come first).
+ * `force` may grow a short prompt, whichever decision the event is named after (masking decisions come first); a
+ * forced call that only masked, and folded for the budget, may not.
  */
 export function foldGrewPrompt(event: CompressEvent): boolean {
-  if (event.decisions.some((decision) => decision.trigger === 'forced')) return false;
+  const forcedFold = event.decisions.some(
+    (decision) => decision.trigger === 'forced' && decision.scope.kind === 'messages',
+  );
+  if (forcedFold) return false;
   return event.messagesFolded > 0 && event.tokensAfter - event.recalled.tokens > event.tokensBefore;
 }
 

@@ -395,12 +395,15 @@ describe('new-instance-differs: a fold planned ahead of time from a drop, and on
 });
 
 describe('fold-grew-prompt: a fold asked for with force may grow a short prompt', () => {
-  const event = (triggers: CompressEvent['trigger'][], before: number, after: number): CompressEvent =>
+  // a trigger written `forced:masked` is a forced decision that masked results
+  const event = (triggers: string[], before: number, after: number): CompressEvent =>
     ({
-      trigger: triggers[0] ?? 'budget',
-      decisions: triggers.map((trigger) => ({
-        trigger,
-        scope: { kind: 'messages', from: 0, to: 2 },
+      trigger: triggers[0]?.split(':')[0] ?? 'budget',
+      decisions: triggers.map((name) => ({
+        trigger: name.split(':')[0],
+        scope: name.endsWith(':masked')
+          ? { kind: 'observations', toolCallIds: ['c1'] }
+          : { kind: 'messages', from: 0, to: 2 },
         confidence: 1,
         details: '',
       })),
@@ -422,6 +425,8 @@ describe('fold-grew-prompt: a fold asked for with force may grow a short prompt'
   it('still flags a fold the budget or a trigger chose that grew the prompt', () => {
     expect(foldGrewPrompt(event(['staleness', 'budget'], 2659, 2688))).toBe(true);
     expect(foldGrewPrompt(event(['intent'], 2659, 2688))).toBe(true);
+    // a forced call that only masked, then folded for the budget
+    expect(foldGrewPrompt(event(['forced:masked', 'budget'], 2659, 2688))).toBe(true);
     expect(foldGrewPrompt(event(['budget'], 2659, 2600))).toBe(false);
   });
 });

@@ -76,6 +76,15 @@ describe('the recall index', () => {
     expect(melanieFirst).toBeLessThan(carolineSecond as number);
     const [melanieSecond, carolineFirst] = order('What did Caroline say about the park?');
     expect(carolineFirst).toBeLessThan(melanieSecond as number);
+    // the asker's own label names no one: Bob asking about Caroline gets Caroline's turns first, not his own
+    const three = [
+      ...chat,
+      text('user', 'Caroline: I walk in the park every day, the park is big.'),
+      text('assistant', 'Bob: The park gate was closed.'),
+      text('assistant', 'Bob: Nice.'),
+    ];
+    const hits = search(new RecallIndex(), three, 'Bob: What did Caroline say about the park?');
+    expect(hits.slice(0, 2)).toEqual([caroline, 'Caroline: I walk in the park every day, the park is big.']);
   });
 
   it('holds exactly the messages before `through`, extending and shrinking as calls go', () => {

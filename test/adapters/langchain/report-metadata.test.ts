@@ -1,4 +1,6 @@
+import { InMemoryCache } from '@langchain/core/caches';
 import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
+import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
 import {
   AIMessage,
   type AIMessageChunk,
@@ -6,6 +8,8 @@ import {
   HumanMessage,
   SystemMessage,
 } from '@langchain/core/messages';
+import type { ChatGeneration } from '@langchain/core/outputs';
+import { RunnableLambda } from '@langchain/core/runnables';
 import { fakeModel } from '@langchain/core/testing';
 import { createAgent } from 'langchain';
 import { describe, expect, it } from 'vitest';
@@ -138,5 +142,34 @@ describe('the custom event of a model whose _generate streams', () => {
     expect(answer.text).toBe('streamed reply');
     expect(listener.events).toHaveLength(1);
     expect(reportOf(answer)?.change?.trigger).toBe('budget');
+  });
+});
+
+describe('models the wrapper reports for without changing how LangChain runs them', () => {
+  it('a model with its own _streamIterator but no _streamResponseChunks still runs under streamEvents', async () => {
+    class IteratorOnly extends RecordingChatModel {
+      override async *_streamIterator(input: BaseLanguageModelInput, options?: this['ParsedCallOptions']) {
+        yield (await this.invoke(input, options)) as AIMessageChunk;
+      }
+    }
+    const model = withContextCompression(new IteratorOnly({ model: 'gpt-4o' }), options);
+    const chain = RunnableLambda.from((messages: BaseMessage[]) => model.invoke(messages));
+    const custom: string[] = [];
+    for await (const event of chain.streamEvents(chat(30), { version: 'v2' }))
+      if (event.event === 'on_custom_event') custom.push(event.name);
+    expect(custom).toEqual(['context-compression']);
+  });
+
+  it('with a cache, each answer of a batch carries its own report, and no run is told another prompt’s', async () => {
+    const inner = new RecordingChatModel({ model: 'gpt-4o' });
+    inner.cache = new InMemoryCache();
+    const model = withContextCompression(inner, options);
+    await model.invoke([new HumanMessage('Hi')]);
+    const listener = new Listener();
+    const { generations } = await model.generate([[new HumanMessage('Hi')], chat(30)], { callbacks: [listener] });
+    const [short, long] = generations.map((generation) => reportOf((generation[0] as ChatGeneration).message));
+    expect(short).not.toHaveProperty('change');
+    expect(long?.change?.trigger).toBe('budget');
+    for (const { data } of listener.events) expect(data.change?.trigger).toBe('budget');
   });
 });
