@@ -1,5 +1,5 @@
 import type { LanguageModelV4GenerateResult, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { simulateReadableStream } from 'ai';
+import { type ModelMessage, simulateReadableStream } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 
 /** Usage as a provider reports it, with `inputTokens` set. */
@@ -77,4 +77,14 @@ export function scriptedModel(
       stream: simulateReadableStream<LanguageModelV4StreamPart>({ chunks: streamParts(queue.shift() ?? last) }),
     }),
   });
+}
+
+/** A chat of `turns` messages, user and assistant in turn, each about 95 tokens: 31 turns fold in a 4k window. */
+export function orderChat(turns: number): ModelMessage[] {
+  const filler = 'details '.repeat(40);
+  return Array.from({ length: turns }, (_, index) =>
+    index % 2 === 0
+      ? { role: 'user' as const, content: `Question ${index}: order ORD-${1000 + index} ships to Berlin. ${filler}` }
+      : { role: 'assistant' as const, content: `Answer ${index}: noted for ORD-${999 + index}. ${filler}` },
+  );
 }

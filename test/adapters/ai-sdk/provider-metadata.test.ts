@@ -1,20 +1,13 @@
-import { generateText, isStepCount, type ModelMessage, streamText, tool } from 'ai';
+import { generateText, isStepCount, streamText, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { approximateCounter, type CallReport, withContextCompression } from '../../../adapters/ai-sdk/index.js';
-import { echoModel, textResult } from '../../helpers/mock-model.js';
+import { echoModel, orderChat, textResult } from '../../helpers/mock-model.js';
 
 const options = { contextWindow: 4_000, reserveOutputTokens: 500, tokenCounter: approximateCounter() };
 
-function chat(turns: number): ModelMessage[] {
-  const filler = 'details '.repeat(40);
-  return Array.from({ length: turns }, (_, index) =>
-    index % 2 === 0
-      ? { role: 'user' as const, content: `Question ${index}: order ORD-${1000 + index} ships to Berlin. ${filler}` }
-      : { role: 'assistant' as const, content: `Answer ${index}: noted for ORD-${999 + index}. ${filler}` },
-  );
-}
+const chat = orderChat;
 
 /** The report of a call under `context-compression`, as JSON would carry it. */
 const reportOf = (metadata: unknown) =>

@@ -5,21 +5,14 @@
  */
 import { OpenTelemetry } from '@ai-sdk/otel';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { generateText, type ModelMessage, streamText } from 'ai';
+import { generateText, streamText } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { approximateCounter, withContextCompression } from '../../../adapters/ai-sdk/index.js';
-import { echoModel } from '../../helpers/mock-model.js';
+import { echoModel, orderChat } from '../../helpers/mock-model.js';
 
 const options = { contextWindow: 4_000, reserveOutputTokens: 500, tokenCounter: approximateCounter() };
 
-function chat(turns: number): ModelMessage[] {
-  const filler = 'details '.repeat(40);
-  return Array.from({ length: turns }, (_, index) =>
-    index % 2 === 0
-      ? { role: 'user' as const, content: `Question ${index}: order ORD-${1000 + index} ships to Berlin. ${filler}` }
-      : { role: 'assistant' as const, content: `Answer ${index}: noted for ORD-${999 + index}. ${filler}` },
-  );
-}
+const chat = orderChat;
 
 function tracing() {
   const exporter = new InMemorySpanExporter();
