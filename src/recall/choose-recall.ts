@@ -3,7 +3,7 @@ import type { CallFacts } from '../engine/call-facts.js';
 import type { CompressionPoint } from '../engine/compression-point.js';
 import { type Message, messageText } from '../transcript/transcript.js';
 import type { RecallChunk } from './recall-chunks.js';
-import type { RecallHit } from './recall-index.js';
+import type { RecallHit } from './recall-fusion.js';
 import type { RecallQuery } from './recall-ranking.js';
 import { renderRecallEntry } from './render-recall.js';
 

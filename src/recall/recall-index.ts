@@ -5,12 +5,7 @@ import { eng } from 'stopword';
 import { SPEAKER_LABEL } from '../summarizers/fact-signals.js';
 import type { Message } from '../transcript/transcript.js';
 import { MessageChunks, type RecallChunk } from './recall-chunks.js';
-
-/** A chunk found for a query, with its BM25 score. */
-export interface RecallHit {
-  readonly chunk: RecallChunk;
-  readonly score: number;
-}
+import { type RecallHit, reciprocalRankFusion } from './recall-fusion.js';
 
 /** A chunk as indexed: its text, and the end of the message before it (what it answers or follows: its context). */
 interface Document {
@@ -41,8 +36,6 @@ const LINK_WORDS_PER_SEED = 3;
 const LINK_WEIGHT = 0.5;
 /** Share of the chunks above which a word links everything, so nothing. */
 const LINK_MAX_SHARE = 0.05;
-/** Reciprocal-rank-fusion constant: how much the lower ranks of each list still weigh (60 is the usual choice). */
-const FUSION_K = 60;
 
 /** Characters of the end of the message before a chunk indexed as its context. */
 const CONTEXT_CHARS = 400;
@@ -306,22 +299,4 @@ function linkWords(indexed: Indexed, asked: ReadonlySet<string>, seeds: readonly
     for (const [term] of rarest) chosen.set(term, words.get(term) as string);
   }
   return [...chosen.values()];
-}
-
-/**
- * Reciprocal rank fusion: each ranking adds `1 / (60 + rank)` for every chunk it holds (60 is the usual constant:
- * how much the lower ranks still weigh). Best first; ties in conversation order.
- */
-export function reciprocalRankFusion(rankings: readonly (readonly RecallHit[])[]): RecallHit[] {
-  const fused = new Map<string, { chunk: RecallChunk; score: number }>();
-  for (const hits of rankings) {
-    hits.forEach(({ chunk }, rank) => {
-      const entry = fused.get(chunk.id) ?? { chunk, score: 0 };
-      entry.score += 1 / (FUSION_K + rank + 1);
-      fused.set(chunk.id, entry);
-    });
-  }
-  return [...fused.values()].sort(
-    (a, b) => b.score - a.score || a.chunk.message - b.chunk.message || a.chunk.id.localeCompare(b.chunk.id),
-  );
 }

@@ -2,7 +2,8 @@ import { cosine, type EmbeddingCache } from '../embeddings/embedder.js';
 import { EmbedderError } from '../errors.js';
 import type { Message } from '../transcript/transcript.js';
 import type { RecallChunk } from './recall-chunks.js';
-import { type RecallHit, type RecallIndex, reciprocalRankFusion } from './recall-index.js';
+import { type RecallHit, reciprocalRankFusion } from './recall-fusion.js';
+import type { RecallIndex } from './recall-index.js';
 
 /** What to rank: the chunks of the messages before `through` that pass `keep`, against `query`. */
 export interface RecallQuery {
