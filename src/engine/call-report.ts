@@ -143,21 +143,7 @@ export class CallReporter {
     const sentPrompt = [...facts.fixedMeasures, ...sent];
     const { ratio } = facts.limits;
     const historyTokens = this.historyCount(facts);
-    // what the counts need, let go of once counted: a report kept with an answer (in an agent's state, say) must not
-    // keep its call's measures alive
-    let counting: { prompt: () => number; before: readonly MessageMeasure[]; sent: MessageMeasure[] } | undefined = {
-      prompt: promptTokens,
-      before: this.prefixes.replace(facts.conversation, sentPrompt) ?? [],
-      sent: sentPrompt,
-    };
-    let counted: { prompt: number; prefix: number } | undefined;
-    const count = () => {
-      if (!counted && counting) {
-        counted = { prompt: counting.prompt(), prefix: commonPrefixTokens(counting.before, counting.sent) };
-        counting = undefined;
-      }
-      return counted as { prompt: number; prefix: number };
-    };
+    const count = promptCounts(promptTokens, this.prefixes.replace(facts.conversation, sentPrompt) ?? [], sentPrompt);
     const report: CallReport = {
       get historyTokens() {
         return historyTokens();
@@ -178,16 +164,7 @@ export class CallReporter {
 
   /** `historyTokens`, counted when first asked for and kept. */
   private historyCount(facts: CallFacts): () => number {
-    let counted: number | undefined;
-    // the call's facts, let go of once counted
-    let held: CallFacts | undefined = facts;
-    return () => {
-      if (counted === undefined && held) {
-        counted = this.historyTokens(held);
-        held = undefined;
-      }
-      return counted as number;
-    };
+    return countedOnce(() => this.historyTokens(facts));
   }
 
   /** The history as the caller sent it, fixed part included, in the provider's (calibrated) tokens. */
@@ -195,4 +172,30 @@ export class CallReporter {
     const history = facts.messages.reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
     return Math.round((facts.fixedTokens + history) * facts.limits.ratio);
   }
+}
+
+/** The prompt's tokens and its prefix shared with the previous call's, counted when first asked for and kept. */
+function promptCounts(
+  promptTokens: () => number,
+  before: readonly MessageMeasure[],
+  sent: readonly MessageMeasure[],
+): () => { prompt: number; prefix: number } {
+  return countedOnce(() => ({ prompt: promptTokens(), prefix: commonPrefixTokens(before, sent) }));
+}
+
+/**
+ * `count`, run when first asked for and kept, then let go of with all it holds: a report kept with an answer (in an
+ * agent's state, say) must not keep its call's facts and measures alive. Each caller makes `count` in a function of
+ * its own, so that the report's getters do not hold what `count` holds.
+ */
+function countedOnce<T>(count: () => T): () => T {
+  let pending: (() => T) | undefined = count;
+  let value: T | undefined;
+  return () => {
+    if (pending) {
+      value = pending();
+      pending = undefined;
+    }
+    return value as T;
+  };
 }
