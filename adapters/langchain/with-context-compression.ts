@@ -11,6 +11,7 @@ import { readCallOptions } from './call-options.js';
 import { type CompressedBaseMessages, compressBaseMessages, inputMessages } from './compress-base-messages.js';
 import { createEngine, type LangChainCompressionOptions } from './create-engine.js';
 import { isChatModel, type ModelInfo, modelInfo, reportedInputTokens } from './model-info.js';
+import { callOwn, methodOf, parsedCallOptions, streamsNatively, streamsOwnChunks } from './model-methods.js';
 import { runWithRetry, streamWithRetry } from './overflow-retry.js';
 import { attachReport, reportingRun, withReports } from './report-metadata.js';
 import { TranscriptConverter } from './transcript-converter.js';
@@ -31,51 +32,6 @@ interface Compression {
   readonly converter: TranscriptConverter;
   /** Compressing copies by the model a binder returned: a model handed out again (per call) is wrapped once. */
   readonly copies: WeakMap<object, BaseChatModel>;
-}
-
-type Method = (this: unknown, ...args: unknown[]) => unknown;
-
-/**
- * A method of a model as a plain function, to run with another `this`: the one cast of the wrapper. LangChain's
- * types cannot give these as one callable type: `streamEvents` and `withStructuredOutput` are overloaded,
- * `_separateRunnableConfigFromCallOptionsCompat` is protected, `bindTools` and `_getModelInstance` (of
- * initChatModel's model) exist on some classes only; all are public functions at run time.
- */
-function methodOf(model: object, name: string): Method | undefined {
-  const value: unknown = Reflect.get(model, name);
-  return typeof value === 'function' ? (value as Method) : undefined;
-}
-
-/** Runs `model`'s own method `name` on `self`: the wrapper, or a copy LangChain made of it. */
-function callOwn(model: object, name: string, self: unknown, args: readonly unknown[]): unknown {
-  const method = methodOf(model, name);
-  if (!method) throw new TypeError(`the model has no method ${name}`);
-  return method.apply(self, [...args]);
-}
-
-/**
- * The call options as LangChain's own `streamEvents` parses them for `_streamChatModelEvents`, through its protected
- * method, whose result is `[config, parsed options]` as LangChain declares it.
- */
-function parsedCallOptions(model: BaseChatModel, options: unknown): BaseChatModel['ParsedCallOptions'] {
-  const separated = callOwn(model, '_separateRunnableConfigFromCallOptionsCompat', model, [options]);
-  return (separated as [unknown, BaseChatModel['ParsedCallOptions']])[1];
-}
-
-/** The object in a prototype chain that defines `key`. */
-function ownerOf(object: object, key: string): object | null {
-  let current: object | null = object;
-  while (current && !Object.hasOwn(current, key)) current = Object.getPrototypeOf(current);
-  return current;
-}
-
-/**
- * True when the model streams natively: LangChain's own test, made without comparing to its class (a second copy of
- * @langchain/core would have another). `model` is the wrapped model, `instance` the object the call runs on.
- */
-function streamsNatively(model: object, instance: BaseChatModel): boolean {
-  if (instance.disableStreaming) return false;
-  return ownerOf(model, '_streamResponseChunks') !== ownerOf(model, '_streamIterator');
 }
 
 /** The model info of a model a binder made, or its parent's when the new one's window cannot be known. */
@@ -274,9 +230,8 @@ const OPTIONAL_METHODS = new Set(['bindTools', '_getModelInstance', '_generate',
 
 /** Puts the compressing methods on the wrapper, and its brand. */
 function install(wrapped: object, model: object, methods: Record<string, unknown>): void {
-  // LangChain streams a call through a model's `_streamResponseChunks` only when it is the model's own (not
-  // BaseChatModel's, which also defines `_generateUncached`): one it does not have stays absent
-  const streams = ownerOf(model, '_streamResponseChunks') !== ownerOf(model, '_generateUncached');
+  // a `_streamResponseChunks` the model does not have of its own stays absent: LangChain looks for one
+  const streams = streamsOwnChunks(model);
   for (const [name, value] of Object.entries(methods)) {
     if (OPTIONAL_METHODS.has(name) && (!methodOf(model, name) || (name === '_streamResponseChunks' && !streams)))
       continue;
