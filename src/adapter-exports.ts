@@ -12,6 +12,7 @@ export { transformersEmbedder } from './embeddings/transformers-embedder.js';
 export type { CompressionMetadata } from './engine/call-metadata.js';
 export type { CallReport, CompressEvent, CompressionErrorEvent } from './engine/events.js';
 export {
+  BrokenPromiseError,
   ContextCompressionError,
   EmbedderError,
   HardLimitError,

@@ -332,6 +332,47 @@ export class ToolPairingError extends ContextCompressionError {
   }
 }
 
+const brokenPromise = Symbol.for(`${PREFIX}.BrokenPromiseError`);
+
+/** Which promise a prompt would have broken (see `BrokenPromiseError`). */
+export type BrokenPromise =
+  | 'continuity'
+  | 'silent-change'
+  | 'recall-flip'
+  | 'state-over-cap'
+  | 'recall-over-cap'
+  | 'over-hard-limit'
+  | 'tool-pairs';
+
+/**
+ * A prompt the engine was about to send would have broken one of its promises: it no longer began with the previous
+ * prompt of the conversation although nothing was reported (`continuity`, `silent-change`), it brought back a recall
+ * block an earlier call took out (`recall-flip`), a state or a recall block over its cap, stages that ended with the
+ * prompt taken over the hard limit or further over it, or a tool call parted from its result (`tool-pairs`). The plan was not used: the last prompt
+ * that kept them was sent (`fallback: 'plan-rejected'` or `'previous-prompt'`), or, for a break found only in the
+ * finished prompt, the prompt was sent as it was (`'continued'`). A bug of this package: please report it with the
+ * `detail`. With `onBrokenPromise: 'throw'` (for tests) the call throws this error instead.
+ */
+export class BrokenPromiseError extends ContextCompressionError {
+  readonly [brokenPromise] = true;
+  readonly promise: BrokenPromise;
+  /** The stage whose plan broke it; undefined for the call's starting point or its finished prompt. */
+  readonly stage: string | undefined;
+  readonly detail: string;
+
+  constructor({ promise, stage, detail }: { promise: BrokenPromise; stage?: string; detail: string }) {
+    const where = stage ? `the plan of stage "${stage}"` : 'the prompt';
+    super({ name: 'BrokenPromiseError', message: `${where} would break a promise (${promise}): ${detail}` });
+    this.promise = promise;
+    this.stage = stage;
+    this.detail = detail;
+  }
+
+  static override isInstance(error: unknown): error is BrokenPromiseError {
+    return hasMarker(error, baseSymbol) && hasMarker(error, brokenPromise);
+  }
+}
+
 const counterFailed = Symbol.for(`${PREFIX}.TokenCounterError`);
 
 /** A token counter threw or returned something other than a finite count; texts were counted approximately instead. */

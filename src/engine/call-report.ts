@@ -8,7 +8,14 @@ import type { CallFacts } from './call-facts.js';
 import { compressEvent } from './compress-event.js';
 import type { Decided } from './decide.js';
 import type { CallReport, CompressEvent } from './events.js';
-import { reportEdits } from './report-edits.js';
+import { type EditReport, reportEdits } from './report-edits.js';
+import { announces } from './run-stages.js';
+
+/** What a call's view changed beside its plans, and whether the call tells `onCompress` of its changes. */
+export interface CallEdits {
+  readonly edits: EditReport;
+  readonly announced: boolean;
+}
 
 /**
  * The report stage: what a call changed, told once through `onCompress` (and what went wrong through `onError`),
@@ -45,25 +52,10 @@ export class CallReporter {
   }
 
   /**
-   * The call's decisions and event; `onCompress` hears of it only when the call changed what the model sees, `onCall`
-   * of every call.
+   * What the call's view changed beside its stages' plans (results shortened, redactions of the latest step), measured
+   * against what this instance sent last, and whether the call tells `onCompress` of its changes.
    */
-  changes({
-    facts,
-    decided,
-    sent,
-    tokensBefore,
-    tokensAfter,
-    reusedState,
-  }: {
-    facts: CallFacts;
-    decided: Decided;
-    /** Measures of the messages sent after the system prompt. */
-    sent: readonly MessageMeasure[];
-    tokensBefore: number;
-    tokensAfter: number;
-    reusedState: boolean;
-  }): { decisions: CompressionDecision[]; event: CompressEvent | undefined; report: CallReport } {
+  edits(facts: CallFacts, decided: Pick<Decided, 'projection' | 'point'> & Partial<Decided>): CallEdits {
     const edits = reportEdits({
       facts,
       view: decided.projection.view,
@@ -72,6 +64,34 @@ export class CallReporter {
       previousTruncated: this.truncatedShown.get(facts.conversation) ?? new Set(),
       meter: this.meter,
     });
+    const announced =
+      (decided.decisions?.length ?? 0) + edits.decisions.length > 0 &&
+      (announces(decided) || edits.redacted.count + edits.truncated.count > 0 || decided.stateRefitted === true);
+    return { edits, announced };
+  }
+
+  /**
+   * The call's decisions and event; `onCompress` hears of it only when the call changed what the model sees, `onCall`
+   * of every call.
+   */
+  changes({
+    facts,
+    decided,
+    edits: { edits, announced },
+    sent,
+    tokensBefore,
+    tokensAfter,
+    reusedState,
+  }: {
+    facts: CallFacts;
+    decided: Decided;
+    edits: CallEdits;
+    /** Measures of the messages sent after the system prompt. */
+    sent: readonly MessageMeasure[];
+    tokensBefore: number;
+    tokensAfter: number;
+    reusedState: boolean;
+  }): { decisions: CompressionDecision[]; event: CompressEvent | undefined; report: CallReport } {
     this.truncatedShown.set(facts.conversation, edits.truncatedShown);
     const cacheablePrefixTokens = this.prefixes.update(facts.conversation, [...facts.fixedMeasures, ...sent]);
     const decisions = [...decided.decisions, ...edits.decisions];
@@ -90,24 +110,7 @@ export class CallReporter {
     };
     const event = compressEvent(outcome, { limits: facts.limits, tokensBefore, tokensAfter, cacheablePrefixTokens });
     // reported once, by the call that changed what the model sees; later calls reuse the same view silently
-    const changed =
-      outcome.masked.count +
-        outcome.redacted.count +
-        outcome.truncated.count +
-        outcome.recalled.chunks +
-        outcome.recalled.blocksDropped +
-        outcome.recalled.piecesRedacted >
-      0;
-    if (
-      event &&
-      (outcome.messagesFolded > 0 ||
-        outcome.messagesDropped > 0 ||
-        changed ||
-        decided.restored ||
-        decided.stateRefitted)
-    ) {
-      this.options.onCompress?.(event);
-    }
+    if (event && announced) this.options.onCompress?.(event);
     const { ratio } = facts.limits;
     const historyTokens = this.historyCount(facts);
     const report: CallReport = {

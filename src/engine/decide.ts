@@ -14,7 +14,7 @@ import {
 import { maskResults, maskResultsAfterFold } from './masking-stage.js';
 import type { Projection } from './projection.js';
 import { recallForLatest, reviewRecallBlocks } from './recall-stages.js';
-import { runStages, type StageReport } from './run-stages.js';
+import { type PointMeasure, runStages, type StageReport } from './run-stages.js';
 
 /**
  * The stages of a call, in order. Masking first (cheapest to undo from the cache's view); finished segments folded
@@ -63,6 +63,8 @@ export async function decide(
     force,
     tokensBefore,
     provisional,
+    check,
+    unsettled,
   }: {
     facts: CallFacts;
     start: CompressionPoint;
@@ -72,6 +74,10 @@ export async function decide(
     tokensBefore: number;
     /** The drop an earlier call made because its summarizer failed, from the stored record. */
     provisional?: ProvisionalDrop | undefined;
+    /** The promise a plan would break (see `CallPromises`): such a plan is left out. */
+    check?: PointMeasure['check'];
+    /** The break reported when the stages would end with the prompt taken over the hard limit, or further over it. */
+    unsettled?: PointMeasure['unsettled'];
   },
   stages: readonly DecideStage[] = DECIDE_STAGES,
 ): Promise<Decided> {
@@ -93,7 +99,15 @@ export async function decide(
     stages,
     call,
     { point: start, projection: startProjection },
-    { project: (at) => services.project(facts, at), total: (projection, at) => services.total(projection, at) },
+    {
+      project: (at) => services.project(facts, at),
+      total: (projection, at) => services.total(projection, at),
+      ...(check ? { check } : {}),
+      // the stages never end with the prompt taken over the hard limit, or further over it (a step may, on its way: a
+      // forced fold whose state outweighs what it folded, before the budget's folds)
+      settles: (from, end) => end.tokens <= facts.limits.hardLimit || end.tokens <= from.tokens,
+      ...(unsettled ? { unsettled } : {}),
+    },
   );
   // a drop made by design (folding off, or still over after folding) lasts; one a failed or waiting summary forced
   // does not: those turns are summarized by the next call whose summarizer works

@@ -12,7 +12,12 @@ export const carryProvisionalDrop: DecideStage = {
     if (!provisional || report.messagesFolded > 0 || provisional.coveredCount <= point.coveredCount) return undefined;
     if (tokens <= call.facts.limits.compressAt) return undefined;
     const { coveredCount, state, droppedCount } = provisional;
-    return { point: { ...point, coveredCount, state, droppedCount }, onlyIfSmaller: true, provisional: true };
+    return {
+      point: { ...point, coveredCount, state, droppedCount },
+      onlyIfSmaller: true,
+      provisional: true,
+      restores: true,
+    };
   },
 };
 

@@ -6,6 +6,7 @@ import { type MessageMeasure, MessageMeter } from '../counting/message-meter.js'
 import { PrefixHashes } from '../counting/prefix-hashes.js';
 import { EmbeddingCache } from '../embeddings/embedder.js';
 import {
+  BrokenPromiseError,
   type EmbedderError,
   MessageTooLargeError,
   type ProviderOverflowError,
@@ -53,8 +54,11 @@ import { freedUnderPressure } from './masking-stage.js';
 import { OverflowLearning } from './overflow-learning.js';
 import { OwnToolsSeen } from './own-tools-seen.js';
 import { type Projection, type ProjectionCache, project } from './projection.js';
+import { CallPromises, type Candidate, type PromiseBreak } from './promise-checks.js';
 import { recordFor, sameRecord } from './record-for.js';
+import { announces, EMPTY_STAGE_REPORT, type PointAt } from './run-stages.js';
 import { type Listeners, safeListeners } from './safe-listeners.js';
+import { blockIdentity, SentPrompts } from './sent-prompts.js';
 import { UnchangedCalls } from './unchanged-calls.js';
 
 /**
@@ -115,6 +119,8 @@ export class CompressionEngine {
   private readonly reporter: CallReporter;
   private readonly services: StageServices;
   private readonly listeners: Listeners;
+  /** What this instance sent last per conversation: what the promise checks compare a call's prompt with. */
+  private readonly sentPrompts = new SentPrompts();
   private readonly overflows = new OverflowLearning(this.calibration, (event) => this.listeners.onError(event));
   /** The options with every default in place. */
   private readonly resolved: ResolvedOptions;
@@ -295,35 +301,42 @@ export class CompressionEngine {
         : undefined;
     const stored = fittedRecord(checked, facts.limits.maxStateTokens, this.stateFit);
     const unchanged = stored || input.force ? undefined : this.unchangedCalls.send(facts);
-    if (unchanged) return unchanged;
-    const start = startingPoint(facts, stored, await this.recallChoices(facts, stored));
+    if (unchanged) return this.sentAsItCame(facts, found, this.promisesOf(facts, found), unchanged);
+    const choices = await this.recallChoices(facts, stored);
+    const promises = this.promisesOf(facts, found, choices);
+    const start = startingPoint(facts, stored, choices);
     const startProjection = this.project(facts, start);
     const tokensBefore = this.total(startProjection, start);
-    const decided = withRefit(
-      await decide(this.services, {
-        facts,
-        start,
-        startProjection,
-        force: input.force ?? false,
-        tokensBefore,
-        provisional: stored?.provisional,
-      }),
+    const { decided, output, edits } = this.checked(
       facts,
-      stored !== checked,
+      promises,
+      withRefit(
+        await decide(this.services, {
+          facts,
+          start,
+          startProjection,
+          force: input.force ?? false,
+          tokensBefore,
+          provisional: stored?.provisional,
+          check: (stage, current, next, plan) =>
+            this.rejected(
+              promises.plan(stage, this.candidate(facts, current), this.candidate(facts, next), {
+                // a call that reports a change is a compression (its stored state cut to its cap, a plan before
+                // this one): what it rewrites after that is part of it
+                announces: stored !== checked || announces(current.report) || announces(plan.report ?? {}),
+                restores: plan.restores === true,
+              }),
+            ),
+          unsettled: (start, end) => this.rejected(promises.unsettled(start, end)),
+        }),
+        facts,
+        stored !== checked,
+      ),
     );
     const { point, projection, lasting } = decided;
     this.reporter.failures(facts, decided, this.total(projection, point));
 
-    const output = this.assemble(facts, point, projection);
-    const record = recordFor(facts, point, lasting === point ? undefined : lasting);
-    // a call that changes nothing still stores the recall blocks it keeps for earlier user messages: the next tool
-    // step of the turn no longer looks those choices up, and the blocks must stay in its prompt
-    const changed = point !== start || record.recalls !== undefined || decided.restored || decided.stateRefitted;
-    // a refitted state is saved even when the record is otherwise the stored one: the store still holds the uncut one
-    if (changed && (decided.stateRefitted || !sameRecord(record, stored))) {
-      await this.records.save({ scope: facts.scope, anchor: facts.anchor, record });
-    }
-    await this.saveRecallChoice(facts, start, point);
+    await this.save(facts, { start, decided, found, stored, sent: output.measures });
 
     const estimatedTokens = this.total(projection, point);
     // a call that did not fold may plan the fold a later call will need, summarized after this prompt went out; not
@@ -334,6 +347,7 @@ export class CompressionEngine {
     const { decisions, event, report } = this.reporter.changes({
       facts,
       decided,
+      edits,
       sent: output.measures,
       tokensBefore,
       tokensAfter: estimatedTokens,
@@ -350,6 +364,161 @@ export class CompressionEngine {
     };
   }
 
+  /**
+   * Save: the record of where the call left its conversation (when it changed), the recall choice made for its latest
+   * user message, and what it sent, for the next call's promise checks.
+   */
+  private async save(
+    facts: CallFacts,
+    {
+      start,
+      decided,
+      found,
+      stored,
+      sent,
+    }: {
+      start: CompressionPoint;
+      decided: Decided;
+      found: StateRecord | undefined;
+      stored: StateRecord | undefined;
+      sent: readonly MessageMeasure[];
+    },
+  ): Promise<void> {
+    const { point, lasting } = decided;
+    const record = recordFor(facts, point, lasting === point ? undefined : lasting);
+    // a call that changes nothing still stores the recall blocks it keeps for earlier user messages: the next tool
+    // step of the turn no longer looks those choices up, and the blocks must stay in its prompt
+    const changed = point !== start || record.recalls !== undefined || decided.restored || decided.stateRefitted;
+    // a refitted state is saved even when the record is otherwise the stored one: the store still holds the uncut one
+    const saved = changed && (decided.stateRefitted === true || !sameRecord(record, stored));
+    if (saved) await this.records.save({ scope: facts.scope, anchor: facts.anchor, record });
+    await this.saveRecallChoice(facts, start, decided);
+    this.sentPrompts.remember(
+      facts.conversation,
+      {
+        history: { length: facts.messages.length, hash: facts.prefixHashes[facts.messages.length] as number },
+        hashes: sent.map((measure) => measure.hash),
+        decided: { point, lasting },
+        record: saved ? record : found,
+        partial: !saved && partlyApplied(found, start, facts.messages.length),
+        blocks: this.blocksOf(facts, point),
+      },
+      facts.prefixHashes,
+    );
+  }
+
+  /** The promise checks of a call, against what this instance sent last for its conversation. */
+  private promisesOf(
+    facts: CallFacts,
+    found: StateRecord | undefined,
+    choices: ReadonlyMap<number, readonly string[]> = new Map(),
+  ): CallPromises {
+    return new CallPromises({
+      facts,
+      previous: this.sentPrompts.previous(facts.conversation),
+      found,
+      choices,
+      stateTokens: (state) => this.stateTokens(state),
+      blockTokens: (at, items) => this.recalls.block(facts, at, items)?.tokens ?? 0,
+    });
+  }
+
+  /** A break found where a plan is accepted: thrown with `onBrokenPromise: 'throw'`, else kept for the report. */
+  private rejected(found: PromiseBreak | undefined): PromiseBreak | undefined {
+    if (found && this.resolved.onBrokenPromise === 'throw') throw new BrokenPromiseError(found);
+    return found;
+  }
+
+  /** What the checks see of a point: its tokens, and the hashes of the prompt made there (when asked). */
+  private candidate(facts: CallFacts, at: PointAt): Candidate {
+    return {
+      point: at.point,
+      tokens: at.tokens,
+      hashes: () => this.promptMessages(facts, at.point, at.projection).map(({ message }) => this.meter.hash(message)),
+      editsReported: () => {
+        const { edits } = this.reporter.edits(facts, at);
+        return edits.redacted.count + edits.truncated.count > 0;
+      },
+    };
+  }
+
+  /**
+   * The finished prompt of the stages' outcome, checked: when it would break continuity or bring back a recall block
+   * that left, and this instance knows the prompt it sent last for the conversation, that prompt's point stands
+   * instead (continued by the new messages); breaks are reported to `onError`, or thrown with
+   * `onBrokenPromise: 'throw'`.
+   */
+  private checked(facts: CallFacts, promises: CallPromises, decided: Decided) {
+    const finish = (outcome: Decided) => {
+      const output = this.assemble(facts, outcome.point, outcome.projection);
+      const edits = this.reporter.edits(facts, outcome);
+      const breaks = promises.prompt({
+        messages: output.messages,
+        hashes: output.measures.map((measure) => measure.hash),
+        blocks: this.blocksOf(facts, outcome.point),
+        announced: edits.announced,
+        openCallsAtEnd: openCallsAtEnd(facts.messages),
+      });
+      return { decided: outcome, output, edits, breaks };
+    };
+    const first = finish(decided);
+    this.report(decided.broken, 'plan-rejected');
+    const previous = this.sentPrompts.previous(facts.conversation)?.decided;
+    const recoverable = first.breaks.some((each) => each.promise === 'continuity' || each.promise === 'recall-flip');
+    if (first.breaks.length > 0) this.rejected(first.breaks[0]);
+    if (!recoverable || !previous || !promises.owed()) {
+      this.report(first.breaks, 'continued');
+      return first;
+    }
+    const { point, lasting } = previous;
+    const fallback = finish({ ...EMPTY_STAGE_REPORT, point, lasting, projection: this.project(facts, point) });
+    const kept = fallback.breaks.every((each) => each.promise !== 'continuity' && each.promise !== 'recall-flip');
+    this.report(first.breaks, kept ? 'previous-prompt' : 'continued');
+    return kept ? fallback : first;
+  }
+
+  /** Tells `onError` of promise breaks, with what the engine did instead. */
+  private report(breaks: readonly PromiseBreak[], fallback: 'plan-rejected' | 'previous-prompt' | 'continued') {
+    for (const found of breaks) this.listeners.onError({ error: new BrokenPromiseError(found), fallback });
+  }
+
+  /** A call sent as it came: checked against the previous prompt, and remembered. */
+  private sentAsItCame(
+    facts: CallFacts,
+    found: StateRecord | undefined,
+    promises: CallPromises,
+    output: CompressOutput,
+  ): CompressOutput {
+    const hashes = facts.messages.map((message) => this.meter.hash(message));
+    const breaks = promises.continuity(hashes, false);
+    if (breaks.length > 0) this.rejected(breaks[0]);
+    this.report(breaks, 'continued');
+    this.sentPrompts.remember(
+      facts.conversation,
+      {
+        history: { length: facts.messages.length, hash: facts.prefixHashes[facts.messages.length] as number },
+        hashes,
+        decided: undefined,
+        record: found,
+        // a record found but not usable here (it covers or drops more than this history has) was applied not at all
+        partial: found !== undefined,
+        blocks: new Set(),
+      },
+      facts.prefixHashes,
+    );
+    return output;
+  }
+
+  /** The recall blocks the prompt at a point carries, by identity. */
+  private blocksOf(facts: CallFacts, point: CompressionPoint): ReadonlySet<string> {
+    const blocks = new Set<string>();
+    for (const [at, items] of point.recalls) {
+      if (at >= point.coveredCount && this.recalls.block(facts, at, items))
+        blocks.add(blockIdentity(at, facts.prefixHashes, items));
+    }
+    return blocks;
+  }
+
   /** Plans the fold a later call will need, when summaries are made ahead of time (see `FoldsAhead.consider`). */
   private async considerAhead(facts: CallFacts, point: CompressionPoint, projection: Projection, tokens: number) {
     await this.ahead?.consider(facts, {
@@ -364,32 +533,37 @@ export class CompressionEngine {
   /**
    * Stores the recall block chosen for the latest user message when the call made a new choice; also after a drop a
    * failed summary forced: later calls send that drop again (the record's provisional drop), and with it the same
-   * block.
+   * block, or none when the block left with its message. Not when the message left the prompt for good (folded, or
+   * dropped by design): the choice stays the one made for it, which a shorter resend that keeps the message sends.
    */
-  private async saveRecallChoice(facts: CallFacts, start: CompressionPoint, point: CompressionPoint): Promise<void> {
+  private async saveRecallChoice(
+    facts: CallFacts,
+    start: CompressionPoint,
+    { point, lasting }: Pick<Decided, 'point' | 'lasting'>,
+  ): Promise<void> {
     const latest = facts.messages.findLastIndex((message) => message.role === 'user');
     const choice = point.recalls.get(latest);
-    if (choice && start.recalls.get(latest) !== choice) {
+    if (choice && start.recalls.get(latest) !== choice && latest >= lasting.coveredCount) {
       await this.records.saveRecall(facts.scope, latest, facts.prefixHashes, choice);
     }
   }
 
   /**
-   * The stored recall choices the call needs: the latest user message's (made by an earlier call of its turn: a tool
-   * step, a retry) and, on the first call of a turn, those of the user messages since the record's last block (the
-   * previous turn's, or several when user messages came in a row), whose blocks this call keeps or takes out (a kept
-   * block is then in the record). None when recall is off or nothing was stored yet.
+   * The stored recall choices the call needs: those of the latest user message (made by an earlier call of its turn:
+   * a tool step, a retry) and of the user messages before it since the record's last block (the previous turn's, or
+   * several when user messages came in a row, or a user message that came with the steps after it), whose blocks this
+   * call keeps or takes out (a kept block is then in the record). Looked up whatever the history ends with: the choice
+   * an earlier call made for a user message is found by every later call until it is in the record. None when recall
+   * is off or nothing was stored yet.
    */
   private async recallChoices(facts: CallFacts, stored: StateRecord | undefined) {
     if (facts.limits.maxRecallTokens <= 0 || !stored) return new Map<number, string[]>();
     const { messages } = facts;
     const latest = messages.findLastIndex((message) => message.role === 'user');
     const users = latest >= stored.coveredCount ? [latest] : [];
-    if (latest === messages.length - 1) {
-      const from = Math.max(stored.coveredCount, ...(stored.recalls ?? []).map(([at]) => at + 1));
-      for (let at = latest - 1; at >= from && users.length <= MAX_RECALL_LOOKUPS; at--) {
-        if (messages[at]?.role === 'user') users.push(at);
-      }
+    const from = Math.max(stored.coveredCount, ...(stored.recalls ?? []).map(([at]) => at + 1));
+    for (let at = latest - 1; at >= from && users.length <= MAX_RECALL_LOOKUPS; at--) {
+      if (messages[at]?.role === 'user') users.push(at);
     }
     return this.records.findRecalls(facts.scope, users, facts.prefixHashes);
   }
@@ -446,10 +620,21 @@ export class CompressionEngine {
   ): { messages: Message[]; measures: MessageMeasure[] } {
     const messages: Message[] = [];
     const measures: MessageMeasure[] = [];
-    const add = (message: Message, sent: Message = message) => {
+    for (const { message, sent } of this.promptMessages(facts, point, projection)) {
       messages.push(sent);
       measures.push(this.meter.measure(message));
-    };
+    }
+    return { messages, measures };
+  }
+
+  /** The messages of the prompt at a point: the engine's object of each (measured) and the one sent. */
+  private promptMessages(
+    facts: CallFacts,
+    point: CompressionPoint,
+    projection: Projection,
+  ): { message: Message; sent: Message }[] {
+    const prompt: { message: Message; sent: Message }[] = [];
+    const add = (message: Message, sent: Message = message) => prompt.push({ message, sent });
     if (point.state) for (const message of this.stateMessages(point.state)) add(message);
     const pinned = projection.layout.pinned(point.coveredCount);
     if (pinned >= 0) add(facts.messages[pinned] as Message, facts.input[pinned]);
@@ -461,7 +646,7 @@ export class CompressionEngine {
       const caller = facts.input[index] as Message;
       add(message, message === facts.messages[index] ? caller : this.rebound(message, caller));
     }
-    return { messages, measures };
+    return prompt;
   }
 
   /** An edited message with this call's framework objects, the same object while the caller's message is the same. */
@@ -528,6 +713,22 @@ function foldRunner(
     }),
     new SummarizerRetries(store, stateTtlMs),
     { store, ttlMs: Math.min(stateTtlMs, FOLD_RESULT_TTL_MS) },
+  );
+}
+
+/**
+ * Whether a call applied its stored record only in part: a record a longer history made (the call is a shorter resend)
+ * masks results this history keeps, or carries a drop that would leave it nothing to send.
+ */
+function partlyApplied(found: StateRecord | undefined, start: CompressionPoint, historyLength: number): boolean {
+  if (!found) return false;
+  return start.masked.size < found.masked.length || (found.provisional?.coveredCount ?? 0) >= historyLength;
+}
+
+/** Whether a history ends with an assistant message whose tool calls have no results yet (allowed at the end). */
+function openCallsAtEnd(messages: readonly Message[]): boolean {
+  return (
+    messages.at(-1)?.role === 'assistant' && (messages.at(-1)?.parts.some((part) => part.type === 'tool-call') ?? false)
   );
 }
 

@@ -56,7 +56,9 @@ export interface CompressionErrorEvent {
    * on as if the store held nothing and kept nothing, (unpaired tool calls or results) left them out of the prompt,
    * (a token counter that threw or returned no number) counted about four characters a token,
    * (a listener that threw) simply went on, (the provider rejected the prompt as too long) sent the call again
-   * compressed to fit what it learned, or (the retry was rejected too) passed the provider's error to the caller.
+   * compressed to fit what it learned, or (the retry was rejected too) passed the provider's error to the caller;
+   * (a prompt that would have broken a promise, a `BrokenPromiseError`) left a stage's plan out, or sent what the
+   * previous call of the conversation sent, continued.
    */
   readonly fallback:
     | 'sent-uncompressed'
@@ -68,7 +70,9 @@ export interface CompressionErrorEvent {
     | 'approximate-count'
     | 'continued'
     | 'retried'
-    | 'rethrown';
+    | 'rethrown'
+    | 'plan-rejected'
+    | 'previous-prompt';
 }
 
 /**

@@ -225,8 +225,10 @@ async function fold(
   // nor kept when the state it made outweighs what left (a short turn re-sent as the pinned message): the summarizer
   // then waits a few messages, on every instance (the wait is stored)
   const projection = services.project(facts, result.point);
-  if (!forced && services.total(projection, result.point) >= context.tokens) {
-    if (backOff) await services.folds.discarded(facts);
+  // a forced fold may grow a short prompt, never one over the hard limit (the budget's folds go on from there)
+  const total = services.total(projection, result.point);
+  if (total >= context.tokens && (!forced || total > facts.limits.hardLimit)) {
+    if (backOff && !forced) await services.folds.discarded(facts);
     return { point: context.point, summarizerMs: result.summarizerMs, summarizerCalls: result.summarizerCalls };
   }
   return {

@@ -87,6 +87,8 @@ function maskingPlan(
   return {
     // a later record of this call never goes below the one this step determines
     point: { ...masked, minThrough: recordFor(facts, masked).through },
+    // placeholders of tiny results can outweigh them: a step that does not shrink the prompt is not taken
+    onlyIfSmaller: true,
     report: { decisions: plan.decisions, masked: { count: plan.keys.length, tokensFreed: plan.freed } },
   };
 }

@@ -6,8 +6,8 @@ import type { CompressionPoint } from './compression-point.js';
 /**
  * The record a call stores: its fold point, state, masks and recall blocks, under the shortest prefix that determines
  * them (the fold point, the last masked result, the history a staleness decision saw, the last recalled-for message), so a repeated, extended or regenerated
- * request finds it. Never shallower than the record the call started from: the lookup takes the deepest matching
- * record, so a newer record must not hide behind an older, deeper one. With `lasting` (the point before a drop a
+ * request finds it. Never shallower than the record the call started from: along one history records are written
+ * deeper and deeper, and the lookup takes the one written last. With `lasting` (the point before a drop a
  * failed summary forced), the record's fold point and state are `lasting`'s and `point`'s drop is kept apart as its
  * provisional drop.
  */

@@ -18,8 +18,8 @@ export interface EditReport {
 
 /**
  * Logs this call's shortened and redacted tool results as decisions, and counts the ones that are news: shortened
- * results the previous prompt did not show shortened, and redactions of the latest step's directives that this
- * instance has not sent yet (a retry stays silent).
+ * results the previous prompt did not show shortened, and redactions this instance has not sent yet: those of the
+ * latest step's directives, and once it sent a prompt of the conversation, any it did not send (a retry stays silent).
  */
 export function reportEdits({
   facts,
@@ -48,24 +48,30 @@ export function reportEdits({
     });
   }
   const redacted = { count: 0, tokensFreed: 0 };
-  if (view.truncatedIds.length === 0 && latestRedactions.size === 0)
+  // the redactions that may be news: those of the latest step, and with a previous prompt every redaction it did not
+  // send (a directive that came with later steps, or one another instance sent first)
+  const news = previousPrompt && facts.redactions.size > 0 ? facts.redactions : latestRedactions;
+  if (view.truncatedIds.length === 0 && news.size === 0)
     return { truncated: { count: 0, tokensFreed: 0 }, redacted, decisions, truncatedShown: new Set() };
   const { shown, ...truncated } =
     view.truncatedIds.length > 0
       ? newlyTruncated({ view, messages, from: covered, previous: previousTruncated, meter })
       : { count: 0, tokensFreed: 0, shown: new Set<string>() };
-  // built only when the latest step redacted something: a retry that sends the same redacted message stays silent
-  const previousHashes =
-    latestRedactions.size > 0 ? new Set(previousPrompt?.map((measure) => measure.hash)) : new Set<number>();
-  forEachResult(latestRedactions.size > 0 ? view.messages : [], (part, key, messageIndex) => {
+  // built only when a redaction may be news: a retry that sends the same redacted message stays silent
+  const sentBefore = news.size > 0 ? messagesSentBefore(view.messages, covered, previousPrompt, meter) : new Set();
+  const reported = new Set<string>();
+  forEachResult(news.size > 0 ? view.messages : [], (part, key, messageIndex) => {
     // a redacted placeholder may itself be shortened (a tiny `maxToolResultTokens`): still this redaction's edit
-    if (messageIndex < covered || !part.edit || part.edit === 'masked' || !latestRedactions.has(key)) return;
-    if (previousHashes.has(meter.measure(view.messages[messageIndex] as Message).hash)) return;
+    if (messageIndex < covered || !part.edit || part.edit === 'masked' || !news.has(key)) return;
+    if (sentBefore.has(messageIndex)) return;
     redacted.count++;
+    reported.add(key);
     redacted.tokensFreed += Math.max(0, (siteByKey.get(key)?.tokens ?? 0) - meter.countText(part.output));
   });
   if (redacted.count > 0) {
-    const keys = [...latestRedactions].filter((key) => (siteByKey.get(key)?.messageIndex ?? -1) >= covered);
+    const keys = [...new Set([...latestRedactions, ...reported])].filter(
+      (key) => (siteByKey.get(key)?.messageIndex ?? -1) >= covered,
+    );
     decisions.push({
       trigger: 'redaction',
       scope: { kind: 'observations', toolCallIds: keys.map((key) => siteByKey.get(key)?.callId ?? key) },
@@ -74,4 +80,28 @@ export function reportEdits({
     });
   }
   return { truncated, redacted, decisions, truncatedShown: shown };
+}
+
+/**
+ * The indexes of the view's messages (from `from` on) that the previous prompt sent as they are now: each message of
+ * the previous prompt is matched once, in order, so two messages of the same content (a call id that repeats in
+ * every step, the same placeholder) are told apart.
+ */
+function messagesSentBefore(
+  messages: readonly Message[],
+  from: number,
+  previousPrompt: readonly MessageMeasure[] | undefined,
+  meter: MessageMeter,
+): ReadonlySet<number> {
+  const left = new Map<number, number>();
+  for (const measure of previousPrompt ?? []) left.set(measure.hash, (left.get(measure.hash) ?? 0) + 1);
+  const sent = new Set<number>();
+  for (let index = from; index < messages.length; index++) {
+    const hash = meter.measure(messages[index] as Message).hash;
+    const count = left.get(hash) ?? 0;
+    if (count === 0) continue;
+    left.set(hash, count - 1);
+    sent.add(index);
+  }
+  return sent;
 }

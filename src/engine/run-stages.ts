@@ -2,6 +2,7 @@ import type { SummarizerError } from '../errors.js';
 import type { CompressionDecision } from '../triggers/decisions.js';
 import type { CompressionPoint } from './compression-point.js';
 import type { Projection } from './projection.js';
+import type { PromiseBreak } from './promise-checks.js';
 
 /** What the stages of a call did so far, in the call's report. */
 export interface StageReport {
@@ -26,6 +27,8 @@ export interface StageReport {
     readonly blocksDropped: number;
     readonly piecesRedacted: number;
   };
+  /** Plans left out because they would have broken a promise (see `CallPromises`). */
+  readonly broken: readonly PromiseBreak[];
 }
 
 /** The report of a call before any stage ran. */
@@ -41,7 +44,23 @@ export const EMPTY_STAGE_REPORT: StageReport = Object.freeze({
   quotesRejected: 0,
   restored: false,
   recalled: Object.freeze({ chunks: 0, tokens: 0, blocksDropped: 0, piecesRedacted: 0 }),
+  broken: Object.freeze([]),
 });
+
+/**
+ * Whether a part of a report tells of a change the model sees (what `onCompress` hears of): a fold, a drop, a mask, a
+ * recall block made, taken out or cut, an earlier drop undone. A decision alone (a fold put off) changes nothing.
+ */
+export function announces(part: Partial<StageReport>): boolean {
+  const { masked, recalled } = part;
+  return (
+    (part.messagesFolded ?? 0) > 0 ||
+    (part.messagesDropped ?? 0) > 0 ||
+    (masked?.count ?? 0) > 0 ||
+    (recalled ? recalled.chunks + recalled.blocksDropped + recalled.piecesRedacted > 0 : false) ||
+    part.restored === true
+  );
+}
 
 /** Where a call stands between two stages: what every stage plans from, never changed by it. */
 export interface StageContext<Call> {
@@ -70,6 +89,11 @@ export interface StagePlan {
    * first such plan as its fold point (so a later call summarizes those messages), this one as its provisional drop.
    */
   readonly provisional?: boolean;
+  /**
+   * The point is one an earlier call sent (a drop it made, carried): a change of this call's starting point, but not
+   * of the prompt the conversation's cache holds, so nothing to report.
+   */
+  readonly restores?: boolean;
   /** Added to the report when the plan is kept. */
   readonly report?: Partial<StageReport>;
   /** The summarizer's time, counted whether the plan is kept or not. */
@@ -90,6 +114,30 @@ export interface Stage<Call> {
 export interface PointMeasure {
   project(point: CompressionPoint): Projection;
   total(projection: Projection, point: CompressionPoint): number;
+  /**
+   * The promise a plan would break, moving the call from `current` to `next`; undefined when it keeps them (or when
+   * nothing is checked). A plan that breaks one is left out, and the break added to the report.
+   */
+  check?(
+    stage: string,
+    current: PointAt & { readonly report: StageReport },
+    next: PointAt,
+    plan: StagePlan,
+  ): PromiseBreak | undefined;
+  /**
+   * Whether the stages may end at `end`, having started at `start`; when not, they end at the last point that may be
+   * ended at (the time and summarizer calls spent after it still counted). Any point when absent.
+   */
+  settles?(start: PointAt, end: PointAt): boolean;
+  /** The break to report when the stages may not end where they did (see `settles`). */
+  unsettled?(start: PointAt, end: PointAt): PromiseBreak | undefined;
+}
+
+/** A point with what the model sees there and its tokens. */
+export interface PointAt {
+  readonly point: CompressionPoint;
+  readonly projection: Projection;
+  readonly tokens: number;
 }
 
 /** Where the stages left a call. */
@@ -113,6 +161,8 @@ export async function runStages<Call>(
 ): Promise<StagesResult> {
   let context = startContext(call, start, measure);
   let beforeProvisional: CompressionPoint | undefined;
+  /** Where the call stood after each plan that moved it, to end at the last the stages may end at. */
+  const stops = [{ context, beforeProvisional }];
   for (const stage of stages) {
     for (let round = 0; round < (stage.rounds ?? 1); round++) {
       const plan = await stage.plan(context);
@@ -121,11 +171,44 @@ export async function runStages<Call>(
       if (plan.provisional && next.point !== context.point) beforeProvisional ??= context.point;
       const moved = next.point !== context.point;
       context = next;
+      if (moved) stops.push({ context, beforeProvisional });
       if (!moved) break;
     }
   }
-  const { point, projection, report } = context;
-  return { point, projection, beforeProvisional, report };
+  return settled(stops, context, measure);
+}
+
+/**
+ * Where the stages leave the call: where they ended, or when they may not end there (`PointMeasure.settles`), the
+ * last point before it they may end at, with the time and summarizer calls spent on the way (and a failure) reported.
+ */
+function settled<Call>(
+  stops: readonly { context: StageContext<Call>; beforeProvisional: CompressionPoint | undefined }[],
+  end: StageContext<Call>,
+  measure: PointMeasure,
+): StagesResult {
+  const first = stops[0] as (typeof stops)[number];
+  const last = stops.at(-1) as (typeof stops)[number];
+  const settles = (at: StageContext<Call>) => measure.settles?.(first.context, at) ?? true;
+  if (settles(end)) {
+    return {
+      point: end.point,
+      projection: end.projection,
+      beforeProvisional: last.beforeProvisional,
+      report: end.report,
+    };
+  }
+  const chosen = stops.findLast((stop) => settles(stop.context)) ?? first;
+  const { summarizerMs, summarizerCalls, failure, broken } = end.report;
+  const report = {
+    ...chosen.context.report,
+    summarizerMs,
+    summarizerCalls,
+    failure,
+    broken: [...broken, measure.unsettled?.(first.context, end)].filter((each) => each !== undefined),
+  };
+  const { point, projection } = chosen.context;
+  return { point, projection, beforeProvisional: chosen.beforeProvisional, report };
 }
 
 function startContext<Call>(
@@ -154,6 +237,8 @@ function applyPlan<Call>(
     plan.onDiscarded?.();
     return { ...context, report: spent };
   }
+  const broken = measure.check?.(stage.name, context, { point: plan.point, projection, tokens }, plan);
+  if (broken) return { ...context, report: addToReport(spent, { broken: [broken] }) };
   return {
     ...context,
     point: plan.point,
@@ -183,6 +268,7 @@ export function addToReport(report: StageReport, part: Partial<StageReport>): St
     failure: part.failure ?? report.failure,
     quotesRejected: report.quotesRejected + (part.quotesRejected ?? 0),
     restored: report.restored || part.restored === true,
+    broken: part.broken?.length ? [...report.broken, ...part.broken] : report.broken,
     recalled: part.recalled
       ? {
           chunks: recalled.chunks + part.recalled.chunks,

@@ -18,6 +18,7 @@ import {
   hasMethods,
   nonEmptyText,
   number,
+  oneOf,
   type StrictObject,
   share,
   switchable,
@@ -371,6 +372,14 @@ const compressionOptionsShape = {
   onCall: callback<(report: CallReport) => void>().optional(),
   /** Called when something failed and the engine fell back; the user's call still goes on. */
   onError: callback<(event: CompressionErrorEvent) => void>().optional(),
+  /**
+   * Every prompt is checked before it is sent: it begins with the previous prompt of the conversation unless the call
+   * reports a change, no recall block comes back after it left, the state and recall blocks keep to their caps, no
+   * step takes it over the hard limit, no tool call is parted from its result. A plan that would break one is not
+   * used and `onError` gets a `BrokenPromiseError` (`'report'`); `'throw'` makes the call throw it instead, for tests
+   * and fuzzing. @default 'report'
+   */
+  onBrokenPromise: oneOf(['report', 'throw']).default('report'),
 };
 
 /**

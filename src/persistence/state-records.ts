@@ -128,7 +128,12 @@ export class StateRecords {
     return `${scopePrefix(...scope)}index:${anchor}`;
   }
 
-  /** The deepest record whose prefix matches the current messages, among those about at most `maxThrough`. */
+  /**
+   * The record written last among those whose prefix matches the current messages (about at most `maxThrough` of them)
+   * that leaves a message to send (a record a longer history made may cover all of a shorter resend). Along one history
+   * records are written deeper and deeper, so this is the deepest; a record written for a shorter resend of the same
+   * messages comes after an older, deeper one, and the calls that continue the resend continue its prompt.
+   */
   async find({
     scope,
     anchor,
@@ -142,15 +147,16 @@ export class StateRecords {
   }): Promise<StateRecord | undefined> {
     const index = this.parse(IndexSchema, await this.store.get(this.indexKey(scope, anchor)));
     if (!index) return undefined;
+    // the index lists records in the order they were written, the last written last
     const candidates = index
       .filter((cut) => cut.through <= maxThrough && prefixHashes[cut.through]?.toString(36) === cut.prefixHash)
-      .sort((a, b) => b.through - a.through);
+      .reverse();
     for (const cut of candidates) {
       const record = this.parse(
         StateRecordSchema,
         await this.store.get(this.recordKey(scope, cut.through, cut.prefixHash)),
       );
-      if (record && record.prefixHash === cut.prefixHash) return record;
+      if (record && record.prefixHash === cut.prefixHash && record.coveredCount < maxThrough) return record;
     }
     return undefined;
   }

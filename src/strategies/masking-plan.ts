@@ -127,6 +127,7 @@ function maskingStep(
     placeholderTokens,
     descriptions,
     retrievalToolName: facts.retrievalToolName,
+    maxShownTokens: facts.limits.maxToolResultTokens,
   });
 }
 

@@ -87,7 +87,13 @@ export function planMaskingStep({
   placeholderTokens,
   descriptions,
   retrievalToolName,
+  maxShownTokens = Number.POSITIVE_INFINITY,
 }: {
+  /**
+   * The most tokens a result shows in the prompt: a longer one is shortened (`maxToolResultTokens`), and masking it
+   * frees only what it shows. @default no limit
+   */
+  maxShownTokens?: number;
   /** Memo of call descriptions, kept by the engine across calls. */
   descriptions?: CallDescriptions;
   /** Memo of placeholder token counts by result, reason and size, shared across calls. */
@@ -106,14 +112,15 @@ export function planMaskingStep({
   worthPlanning?: (bound: MaskingStep) => boolean;
 }): MaskingStep {
   const floor = placeholderFloor(meter, keepRecent, retrievalToolName);
+  const shown = (site: ResultSite) => Math.min(site.tokens, maxShownTokens);
   const eligible = sites.filter(
-    (site) => site.messageIndex >= covered && maskable.has(site.key) && !hidden.has(site.key) && site.tokens > floor,
+    (site) => site.messageIndex >= covered && maskable.has(site.key) && !hidden.has(site.key) && shown(site) > floor,
   );
   const none: MaskingStep = { keys: [], freed: 0, firstMessageIndex: Number.POSITIVE_INFINITY };
   if (eligible.length === 0) return none;
   const bound: MaskingStep = {
     keys: eligible.map((site) => site.key),
-    freed: eligible.reduce((sum, site) => sum + site.tokens - floor, 0),
+    freed: eligible.reduce((sum, site) => sum + shown(site) - floor, 0),
     firstMessageIndex: eligible[0]?.messageIndex ?? Number.POSITIVE_INFINITY,
   };
   if (!worthPlanning(bound)) return none;
@@ -128,7 +135,7 @@ export function planMaskingStep({
       tokens = meter.countText(maskPlaceholderFor(site, keepRecent, reason, descriptions, retrievalToolName));
       placeholderTokens?.set(memoKey, tokens);
     }
-    const saved = site.tokens - tokens;
+    const saved = shown(site) - tokens;
     if (saved <= 0) continue;
     keys.push(site.key);
     freed += saved;

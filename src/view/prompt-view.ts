@@ -74,9 +74,9 @@ export function buildView({
     from,
     cache && {
       map: cache.messages,
-      // a mask's text follows from the message's content; a redaction's from its reason
+      // a placeholder's text follows from the message's content and, for a stale mask or a redaction, its reason
       key: (message, applied) =>
-        `${meter.measure(message).hash}:${retrievalToolName ?? ''}:${applied.map((edit) => (edit.kind === 'masked' ? 'm' : `r${hash53(edit.text)}`)).join(',')}`,
+        `${meter.measure(message).hash}:${retrievalToolName ?? ''}:${applied.map((edit) => `${edit.kind === 'masked' ? 'm' : 'r'}${hash53(edit.text)}`).join(',')}`,
     },
   );
   const measures = edited.map((message) => meter.measure(message));

@@ -172,6 +172,70 @@ describe('runStages', () => {
   });
 });
 
+describe('runStages: promises checked where a plan is accepted', () => {
+  it('leaves out a plan the check finds breaking a promise, reports it, and lets the next stage plan from before it', async () => {
+    const seen: number[] = [];
+    const watch: Stage<{ label: string }> = {
+      name: 'watch',
+      plan: ({ point: at }) => {
+        seen.push(at.coveredCount);
+        return undefined;
+      },
+    };
+    const broken = { promise: 'silent-change' as const, detail: 'changed the prompt', stage: 'bad' };
+    const result = await runStages([folds('bad', 3), watch, folds('good', 2)], { label: '' }, start(), {
+      ...measure,
+      check: (stage) => (stage === 'bad' ? broken : undefined),
+    });
+    expect(seen).toEqual([0]);
+    expect(result.point.coveredCount).toBe(2);
+    expect(result.report.broken).toEqual([broken]);
+    expect(result.report.decisions.map((each) => each.details)).toEqual(['good']);
+  });
+
+  it('hands the check where the call stands (with its report so far) and where the plan would take it', async () => {
+    const calls: { stage: string; from: number; to: number; folded: number }[] = [];
+    await runStages([folds('a', 1), folds('b', 2)], { label: '' }, start(), {
+      ...measure,
+      check: (stage, current, next) => {
+        calls.push({
+          stage,
+          from: current.point.coveredCount,
+          to: next.point.coveredCount,
+          folded: current.report.messagesFolded,
+        });
+        return undefined;
+      },
+    });
+    expect(calls).toEqual([
+      { stage: 'a', from: 0, to: 1, folded: 0 },
+      { stage: 'b', from: 1, to: 3, folded: 1 },
+    ]);
+  });
+
+  it('ends at the last point it may end at when the stages would end where they may not, time spent still counted', async () => {
+    const spendy = folds('grows', 1, { summarizerMs: 40, summarizerCalls: 1 });
+    const unsettled = { promise: 'over-hard-limit' as const, detail: 'over' };
+    const result = await runStages([folds('fine', 2), spendy, folds('worse', 3)], { label: '' }, start(), {
+      ...measure,
+      // a point may be ended at while at most 3 messages are folded
+      settles: (_start, end) => end.point.coveredCount <= 3,
+      unsettled: () => unsettled,
+    });
+    expect(result.point.coveredCount).toBe(3);
+    expect(result.report.messagesFolded).toBe(3);
+    expect(result.report.summarizerMs).toBe(40);
+    expect(result.report.summarizerCalls).toBe(1);
+    expect(result.report.broken).toEqual([unsettled]);
+    const none = await runStages([folds('fine', 2)], { label: '' }, start(), {
+      ...measure,
+      settles: () => false,
+      unsettled: () => unsettled,
+    });
+    expect(none.point.coveredCount).toBe(0);
+  });
+});
+
 describe('addToReport', () => {
   it('sums counts, appends decisions, keeps a failure and lists a deferred fold once', () => {
     const deferred = decision('waits');

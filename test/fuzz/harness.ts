@@ -123,6 +123,8 @@ export function libraryOptions(
     ...(summarizer && options.contextWindow % 2 === 0 ? { summarizeAhead: {} } : {}),
     ...(store ? { store } : {}),
     tokenCounter: counterOf(options),
+    // a prompt that would break a promise throws: the checker reports it, with the stage and the promise
+    onBrokenPromise: 'throw',
     onCompress: recorder.onCompress,
     onError: recorder.onError,
   };

@@ -46,6 +46,7 @@ export const VIOLATION_KINDS = [
   'unexpected-error-event',
   'repeat-differs',
   'cache-prefix-broken',
+  'recall-flip',
   'input-mutated',
   'new-instance-differs',
   'new-instance-summarized',
@@ -95,6 +96,16 @@ export interface Call<P> {
   readonly tools: readonly unknown[] | undefined;
   readonly events: readonly CompressEvent[];
   readonly errors: readonly CompressionErrorEvent[];
+  /**
+   * The call asked for a fold (`force`): not the same request as one without it (before or after it), and allowed to
+   * change the prompt.
+   */
+  readonly forced?: boolean;
+  /**
+   * Another instance than the previous call's made this call: the prompt may differ from the previous one without an
+   * event of this instance's (it reports against what it sent itself), so the cache prefix is not checked.
+   */
+  readonly instanceChanged?: boolean;
 }
 
 const firstText = (message: Message) => {
@@ -145,7 +156,11 @@ export class ConversationChecker<P> {
   /** What the checked prompts exercised: states, recall blocks, events by kind, errors by name. */
   readonly coverage = new Map<string, number>();
   private systemJson: string | undefined;
-  private previous: { caller: string[]; sent: string[] } | undefined;
+  private previous: { caller: string[]; sent: string[]; blocks: Set<string>; forced: boolean } | undefined;
+  /** Every call checked so far: the caller's messages and the prompt sent, as JSON. */
+  private readonly calls: { caller: string[]; sent: string[] }[] = [];
+  /** Recall blocks a prompt took out, with the history (caller's messages) of the call that took them out. */
+  private readonly blocksLeft = new Map<string, string[]>();
 
   constructor(
     private readonly kind: PromptKind<P>,
@@ -334,14 +349,33 @@ export class ConversationChecker<P> {
     if (this.previous) {
       const { caller: before, sent: sentBefore } = this.previous;
       const extends_ = before.length <= callerList.length && before.every((json, index) => json === callerList[index]);
-      if (extends_ && before.length === callerList.length && sentBefore.join('\n') !== sentList.join('\n'))
+      // a fold summarized ahead of time is made by the first call after its summary is ready: a retry may make it
+      const aheadFold = call.events.some((event) =>
+        event.decisions.some((decision) => decision.details.endsWith('summarized ahead of time')),
+      );
+      if (
+        extends_ &&
+        !call.forced &&
+        !this.previous.forced &&
+        !aheadFold &&
+        before.length === callerList.length &&
+        sentBefore.join('\n') !== sentList.join('\n')
+      ) {
+        const at = sentBefore.findIndex((json, index) => json !== sentList[index]);
         add(
           'repeat-differs',
-          `the same request gave a different prompt (${sentBefore.length} vs ${sentList.length} messages)`,
+          `the same request gave a different prompt (${sentBefore.length} vs ${sentList.length} messages), message ${at}: ` +
+            difference(sentBefore[at] ?? '', sentList[at] ?? '(none)'),
         );
-      else if (extends_ && call.events.length === 0) {
+      } else if (extends_ && call.events.length === 0 && !call.instanceChanged) {
         const broken = sentBefore.findIndex((json, index) => json !== sentList[index]);
-        if (broken >= 0)
+        // after a shorter resend (an earlier call went further along this history), the calls that extend it meet
+        // the records that further ground left: continuity with the resend's prompt is not owed
+        const afterResend = this.calls.some(
+          (earlier) =>
+            earlier.caller.length > before.length && before.every((json, index) => json === earlier.caller[index]),
+        );
+        if (broken >= 0 && !afterResend)
           add(
             'cache-prefix-broken',
             `message ${broken} of the previous prompt changed without a compression event: ` +
@@ -349,7 +383,29 @@ export class ConversationChecker<P> {
           );
       }
     }
-    this.previous = { caller: callerList, sent: sentList };
+    // a recall block taken out must not come back on a history that extends the one it left at (two cache rewrites)
+    // a block by what it quotes and the message it precedes (after its acknowledgement): the same quotes before another
+    // user message are another block
+    const blocks = new Set(
+      sentList.flatMap((json, index) =>
+        !callerJson.has(json) && json.includes('<recalled_messages>') ? [`${json}\u0000${sentList[index + 2]}`] : [],
+      ),
+    );
+    const extend = (before: readonly string[]) =>
+      before.length <= callerList.length && before.every((json, index) => json === callerList[index]);
+    for (const block of blocks) {
+      const leftAt = this.blocksLeft.get(block);
+      if (leftAt && extend(leftAt))
+        add('recall-flip', `a recall block taken out ${callerList.length - leftAt.length} messages ago came back`);
+    }
+    // a block whose user message left the prompt (folded, dropped) left with it: that is no flip
+    const sentSet = new Set(sentList);
+    if (this.previous && extend(this.previous.caller))
+      for (const block of this.previous.blocks)
+        if (!blocks.has(block) && sentSet.has(block.slice(block.indexOf('\u0000') + 1)))
+          this.blocksLeft.set(block, callerList);
+    this.previous = { caller: callerList, sent: sentList, blocks, forced: call.forced === true };
+    this.calls.push(this.previous);
     return out;
   }
 

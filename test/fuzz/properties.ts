@@ -6,6 +6,7 @@ import type { CaseReport } from './harness.js';
 import { langChainCase, langChainLoopCase, runLangChainCase, runLangChainLoopCase } from './langchain-cases.js';
 import { newInstanceCase, runAiSdkNewInstance, runLangChainNewInstance } from './new-instance-cases.js';
 import { replayCase, runAiSdkReplay, runLangChainReplay } from './replay-cases.js';
+import { runAiSdkSequence, runLangChainSequence, sequenceCase } from './sequence-cases.js';
 
 /** One property: cases of an adapter and how to run one. */
 export interface FuzzProperty {
@@ -51,4 +52,18 @@ export const PROPERTIES: readonly FuzzProperty[] = [
   ),
   property('ai-sdk', 'a new instance after every call', newInstanceCase, runAiSdkNewInstance, 4),
   property('langchain', 'a new instance after every call', newInstanceCase, runLangChainNewInstance, 4),
+  property(
+    'ai-sdk',
+    'call sequences: several messages at once, retries, edits, resends',
+    sequenceCase,
+    runAiSdkSequence,
+    3,
+  ),
+  property(
+    'langchain',
+    'call sequences: several messages at once, retries, edits, resends',
+    sequenceCase,
+    runLangChainSequence,
+    3,
+  ),
 ];

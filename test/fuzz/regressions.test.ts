@@ -30,7 +30,11 @@ function setup(options: Parameters<typeof withContextCompression>[1]) {
     doGenerate: async () => ({ ...textResult('ok'), usage: NO_USAGE }),
   });
   let events: CompressEvent[] = [];
-  const model = withContextCompression(mock, { ...options, onCompress: (event) => events.push(event) });
+  const model = withContextCompression(mock, {
+    onBrokenPromise: 'throw',
+    ...options,
+    onCompress: (event) => events.push(event),
+  });
   return async (prompt: LanguageModelV4Prompt, extra: Partial<LanguageModelV4CallOptions> = {}) => {
     events = [];
     await model.doGenerate({ prompt, ...extra });
@@ -40,7 +44,11 @@ function setup(options: Parameters<typeof withContextCompression>[1]) {
 
 /** Case `index` of `npm run fuzz -- --seed S --adapter A`, run again: the same input, drawn as the fuzz draws it. */
 async function replayCase(adapter: 'ai-sdk' | 'langchain', seed: number, index: number) {
-  const properties = PROPERTIES.filter((property) => property.adapter === adapter);
+  // the properties as they were when these cases were found: the call sequences came later, and case numbers count
+  // the properties of an adapter in turn
+  const properties = PROPERTIES.filter(
+    (property) => property.adapter === adapter && !property.name.startsWith('call sequences'),
+  );
   const slot = index % properties.length;
   const property = properties[slot] as (typeof properties)[number];
   const perSlot = Math.floor(index / properties.length);
@@ -197,7 +205,7 @@ describe('repeat-differs: the same request twice gives the same prompt', () => {
     expect(json(again.sent)).toEqual(json(first.sent));
   });
 
-  it('folds the long tool loop after a forced fold instead of dropping it, so a retry folds nothing more', async () => {
+  it('folds the long tool loop by the budget instead of dropping it when forced, so a retry folds nothing more', async () => {
     const send = setup({ contextWindow: 8_000, masking: false });
     const prompt: LanguageModelV4Prompt = [assistant('Hello!'), user('Fix the failing tests.')];
     for (let step = 0; step < 5; step++) {
@@ -209,10 +217,11 @@ describe('repeat-differs: the same request twice gives the same prompt', () => {
     prompt.push(assistant('Looking into it.'));
     const force = { providerOptions: { 'context-compression': { force: true } } };
     const first = await send(prompt, force);
-    expect(first.events[0]?.trigger).toBe('forced');
-    // the loop after the user message was over the hard limit: folded by the budget, not dropped unsummarized
+    // the forced fold alone (the greeting and the request) would take the prompt, over the hard limit already, further
+    // over it: it is not kept; the loop after the user message is folded by the budget, not dropped unsummarized
+    expect(first.events[0]?.trigger).toBe('budget');
     expect(first.events[0]?.messagesDropped).toBe(0);
-    expect(first.events[0]?.decisions.map((decision) => decision.trigger)).toContain('budget');
+    expect(first.events[0]?.messagesFolded).toBeGreaterThan(0);
     const again = await send(prompt, force);
     expect(again.events).toEqual([]);
     expect(json(again.sent)).toEqual(json(first.sent));
@@ -362,11 +371,13 @@ describe('repeat-differs: the same request after a budget fold and a new recall 
 describe('new-instance-differs: after a semantic fold, masking weighed where the call ends', () => {
   it('masks what a new instance starting from the stored point masks', async () => {
     // case 7319 of `npm run fuzz -- --seed 7402 --adapter langchain`: a call folded a finished segment and masked
-    // nothing; a new instance on the store, starting after the fold, found masking a stale result worth its break
+    // nothing; a new instance on the store, starting after the fold, found masking a stale result worth its break.
+    // The results it masked were shortened already (`maxToolResultTokens`): masking them freed nothing, and a step
+    // that does not shrink the prompt is no longer taken, by either instance
     const report = await replayCase('langchain', 7402, 7319);
     expect(report.violations).toEqual([]);
     expect(report.coverage.get('fold') ?? 0).toBeGreaterThan(0);
-    expect(report.coverage.get('masking') ?? 0).toBeGreaterThan(0);
+    expect(report.coverage.get('masking') ?? 0).toBe(0);
   }, 60_000);
 });
 

@@ -128,7 +128,7 @@ describe('unknown keys', () => {
     const error = engineError({ verbose: true });
     expect(error.option).toBe('verbose');
     expect(error.message).toMatch(/^Invalid option `verbose`: unknown option; the options are contextWindow, /);
-    expect(error.message).toMatch(/onError \(got true\)$/);
+    expect(error.message).toMatch(/onError, onBrokenPromise \(got true\)$/);
   });
 
   it('names the likely one inside nested options and per-call options', async () => {

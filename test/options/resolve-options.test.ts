@@ -19,6 +19,7 @@ describe('resolveOptions', () => {
       stateTtlMs: 7 * 24 * 60 * 60 * 1000,
       foldLease: { waitMs: 3_000 },
       namespace: '',
+      onBrokenPromise: 'report',
       awarenessBlock: DEFAULT_AWARENESS_BLOCK,
       acknowledgement: DEFAULT_STATE_ACKNOWLEDGEMENT,
       masking: { keepRecent: 10, clearAtLeast: 2_000, excludeTools: [] },

@@ -142,16 +142,6 @@ describe('explainCompression', () => {
           },
           "trigger": "oversized-result",
         },
-        {
-          "atMessage": 9,
-          "scope": {
-            "kind": "observations",
-            "toolCallIds": [
-              "r1",
-            ],
-          },
-          "trigger": "staleness",
-        },
       ]
     `);
     // each call builds its own engine: nothing a first run leaves behind may change a second one
