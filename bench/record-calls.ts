@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { CompressionEngine } from '../src/engine/engine.js';
-import type { CallReport } from '../src/engine/events.js';
+import type { CallReport } from '../src/reports/events.js';
 import type { Message } from '../src/transcript/transcript.js';
 
 const file = process.env.CC_RECORD;

@@ -5,7 +5,7 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 import { contextCompression } from '../adapters/ai-sdk/index.js';
-import type { CompressEvent } from '../src/engine/events.js';
+import type { CompressEvent } from '../src/reports/events.js';
 import { rebuilt } from './agent-history.js';
 import { ms, percentile } from './stats.js';
 

@@ -10,7 +10,6 @@ export { approximateCounter, type TokenCounter } from './counting/token-counter.
 export type { Embedder } from './embeddings/embedder.js';
 export { transformersEmbedder } from './embeddings/transformers-embedder.js';
 export type { CompressionMetadata } from './engine/call-metadata.js';
-export type { CallReport, CompressEvent, CompressionErrorEvent } from './engine/events.js';
 export {
   BrokenPromiseError,
   ContextCompressionError,
@@ -32,9 +31,10 @@ export {
 export { lookupContextWindow } from './options/context-windows.js';
 export { eraseStoredState } from './persistence/erase.js';
 export { memoryStateStore, type StateStore } from './persistence/state-store.js';
+export type { CompressionDecision, TriggerName } from './reports/decisions.js';
+export type { CallReport, CompressEvent, CompressionErrorEvent } from './reports/events.js';
 export type { SessionState } from './session-state/session-state.js';
 export { DEFAULT_REDACTION_TOOL_NAME } from './strategies/redaction.js';
 export { DEFAULT_RETRIEVAL_TOOL_NAME } from './strategies/retrieval-tool.js';
 export { extractiveSummarizer } from './summarizers/extractive-summarizer.js';
 export type { SummarizeFunction, Summarizer } from './summarizers/summarizer.js';
-export type { CompressionDecision, TriggerName } from './triggers/decisions.js';

@@ -25,6 +25,17 @@ export type { FeatureExtractor } from './embeddings/transformers-embedder.js';
 export type { CompressInput, CompressOutput } from './engine/compress-call.js';
 export { CompressionEngine } from './engine/engine.js';
 export { type ExplainedDecision, type ExplainOptions, explain } from './engine/explain.js';
+export {
+  type Boundary,
+  DEFAULT_SEMANTIC_TRIGGER_OPTIONS,
+  findBoundaries,
+} from './folding/semantic-triggers.js';
+export { DEFAULT_MASKING_OPTIONS } from './masking/observation-masking.js';
+export {
+  DEFAULT_STALENESS_OPTIONS,
+  findStaleObservations,
+  type StaleObservation,
+} from './masking/staleness.js';
 export { KNOWN_CONTEXT_WINDOWS } from './options/context-windows.js';
 export {
   DEFAULT_CACHE_PRICING,
@@ -39,11 +50,11 @@ export {
 export { describeToolCall, maskedResultPlaceholder, redactedResultPlaceholder } from './options/prompts.js';
 export { DEFAULT_STORE_TIMEOUT_MS } from './persistence/guarded-store.js';
 export { DEFAULT_MEMORY_STORE_MAX_ENTRIES } from './persistence/state-store.js';
+export { type DecisionScope, SEMANTIC_TRIGGERS, TRIGGER_NAMES } from './reports/decisions.js';
 export { mergeSessionStates } from './session-state/merge-session-state.js';
 export { renderSessionState, sessionStateMessages } from './session-state/render-session-state.js';
 export { EMPTY_SESSION_STATE, SessionStateSchema, SummarizerOutputSchema } from './session-state/session-state.js';
 export { truncateHeadAndTail } from './strategies/head-and-tail.js';
-export { DEFAULT_MASKING_OPTIONS } from './strategies/observation-masking.js';
 export { findOwnTools, type OwnToolNames } from './strategies/own-tools.js';
 export {
   collectRedactions,
@@ -69,17 +80,6 @@ export {
 } from './strategies/retrieval-tool.js';
 export { shortenByRelevance } from './strategies/shorten-by-relevance.js';
 export { DEFAULT_EXTRACTIVE_SUMMARIZER_OPTIONS } from './summarizers/extractive-summarizer.js';
-export { renderTranscript } from './transcript/render-transcript.js';
+export { renderTranscript } from './summarizers/render-transcript.js';
 export { cutPoints, findPairingProblems, type PairingProblem } from './transcript/tool-pairs.js';
 export type { Message, Part, Role, Transcript } from './transcript/transcript.js';
-export { type DecisionScope, SEMANTIC_TRIGGERS, TRIGGER_NAMES } from './triggers/decisions.js';
-export {
-  type Boundary,
-  DEFAULT_SEMANTIC_TRIGGER_OPTIONS,
-  findBoundaries,
-} from './triggers/semantic-triggers.js';
-export {
-  DEFAULT_STALENESS_OPTIONS,
-  findStaleObservations,
-  type StaleObservation,
-} from './triggers/staleness.js';

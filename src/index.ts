@@ -8,6 +8,9 @@
 export * from './adapter-exports.js';
 // the option types, the prompts a user may extend, and the options of the pieces the core makes
 export type { TransformersEmbedderOptions } from './embeddings/transformers-embedder.js';
+export type { SemanticTriggerOptions } from './folding/semantic-triggers.js';
+export type { MaskingOptions } from './masking/observation-masking.js';
+export type { StalenessOptions } from './masking/staleness.js';
 export type { CompressionOptions } from './options/options.js';
 export {
   DEFAULT_AWARENESS_BLOCK,
@@ -17,8 +20,5 @@ export {
 } from './options/prompts.js';
 export type { EraseScope } from './persistence/erase.js';
 export type { MemoryStateStoreOptions } from './persistence/state-store.js';
-export type { MaskingOptions } from './strategies/observation-masking.js';
 export type { ExtractiveSummarizerOptions } from './summarizers/extractive-summarizer.js';
 export type { SummarizeInput } from './summarizers/summarizer.js';
-export type { SemanticTriggerOptions } from './triggers/semantic-triggers.js';
-export type { StalenessOptions } from './triggers/staleness.js';

@@ -6,7 +6,7 @@ import type {
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
 import type { CompressionEngine } from '../../src/engine/engine.js';
-import type { CallReport } from '../../src/engine/events.js';
+import type { CallReport } from '../../src/reports/events.js';
 
 /** A call the middleware compressed: the caller's params, to compress again, and our estimate of what was sent. */
 export interface SentCall {

@@ -7,8 +7,8 @@ import {
   SessionStateSchema,
   summarizerOutputJsonSchema,
 } from '../../src/session-state/session-state.js';
+import { fixedSummarizerPrompt, renderSummarizerPrompt } from '../../src/summarizers/render-transcript.js';
 import type { Summarizer } from '../../src/summarizers/summarizer.js';
-import { fixedSummarizerPrompt, renderSummarizerPrompt } from '../../src/transcript/render-transcript.js';
 import { CALL_OPTIONS_KEY } from './call-options.js';
 import { modelInfo } from './model-info.js';
 

@@ -5,9 +5,9 @@ import { withContextCompression } from '../../adapters/ai-sdk/index.js';
 import { toTranscript } from '../../adapters/ai-sdk/to-transcript.js';
 import { MessageMeter } from '../../src/counting/message-meter.js';
 import { approximateCounter, type TokenCounter } from '../../src/counting/token-counter.js';
-import type { CompressionErrorEvent } from '../../src/engine/events.js';
 import type { CompressionOptions } from '../../src/options/options.js';
 import { memoryStateStore, type StateStore } from '../../src/persistence/state-store.js';
+import type { CompressionErrorEvent } from '../../src/reports/events.js';
 import type { SessionState } from '../../src/session-state/session-state.js';
 import { findPairingProblems } from '../../src/transcript/tool-pairs.js';
 

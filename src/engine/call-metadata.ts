@@ -1,4 +1,4 @@
-import type { CallReport } from './events.js';
+import type { CallReport } from '../reports/events.js';
 
 /** The key under which the adapters put a call's report in the framework's own metadata. */
 export const METADATA_KEY = 'context-compression';

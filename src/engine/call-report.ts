@@ -1,15 +1,15 @@
 import { LRUCache } from 'lru-cache';
+import type { CallFacts } from '../call/call-facts.js';
+import { announces } from '../call/stage.js';
 import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import { commonPrefixTokens, PrefixTracker } from '../counting/prefix-tracker.js';
 import { HardLimitError } from '../errors.js';
 import type { CompressionOptions } from '../options/options.js';
-import type { CompressionDecision } from '../triggers/decisions.js';
-import type { CallFacts } from './call-facts.js';
+import type { CompressionDecision } from '../reports/decisions.js';
+import type { CallReport, CompressEvent } from '../reports/events.js';
 import { compressEvent } from './compress-event.js';
 import type { Decided } from './decide.js';
-import type { CallReport, CompressEvent } from './events.js';
 import { type EditReport, reportEdits } from './report-edits.js';
-import { announces } from './run-stages.js';
 
 /** What a call's view changed beside its plans, and whether the call tells `onCompress` of its changes. */
 export interface CallEdits {

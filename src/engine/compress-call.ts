@@ -1,6 +1,6 @@
+import type { CompressionDecision } from '../reports/decisions.js';
+import type { CallReport, CompressEvent } from '../reports/events.js';
 import type { Message, Transcript } from '../transcript/transcript.js';
-import type { CompressionDecision } from '../triggers/decisions.js';
-import type { CallReport, CompressEvent } from './events.js';
 
 /** One call to compress. */
 export interface CompressInput {

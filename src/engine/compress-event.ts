@@ -1,6 +1,6 @@
 import type { BudgetLimits } from '../options/budget.js';
-import type { CompressionDecision } from '../triggers/decisions.js';
-import type { CompressEvent } from './events.js';
+import type { CompressionDecision } from '../reports/decisions.js';
+import type { CompressEvent } from '../reports/events.js';
 
 /** What one call changed, as the engine tallies it while it applies the plans. */
 export interface CallOutcome {

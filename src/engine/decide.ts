@@ -1,20 +1,21 @@
-import type { ProvisionalDrop } from '../persistence/state-records.js';
-import { cacheEconomics } from '../strategies/cache-economics.js';
-import type { CallFacts } from './call-facts.js';
-import type { CompressionPoint } from './compression-point.js';
-import type { DecideCall, DecideStage, StageServices } from './decide-call.js';
-import { carryProvisionalDrop, hardLimitDrop, restoreProvisionalDrop } from './drop-stages.js';
+import type { CallFacts } from '../call/call-facts.js';
+import type { CompressionPoint } from '../call/compression-point.js';
+import type { Projection } from '../call/projection.js';
+import type { StageReport } from '../call/stage.js';
+import { carryProvisionalDrop, hardLimitDrop, restoreProvisionalDrop } from '../dropping/drop-stages.js';
 import {
   budgetFolds,
   forcedFold,
   semanticFolds,
   semanticFoldsAfterBudget,
   semanticFoldsAfterRecall,
-} from './fold-stages.js';
-import { maskResults, maskResultsAfterFold } from './masking-stage.js';
-import type { Projection } from './projection.js';
-import { recallForLatest, reviewRecallBlocks } from './recall-stages.js';
-import { type PointMeasure, runStages, type StageReport } from './run-stages.js';
+} from '../folding/fold-stages.js';
+import { maskResults, maskResultsAfterFold } from '../masking/masking-stage.js';
+import type { ProvisionalDrop } from '../persistence/state-records.js';
+import { recallForLatest, reviewRecallBlocks } from '../recall/recall-stages.js';
+import type { DecideCall, DecideStage, StageServices } from '../stages/decide-call.js';
+import { cacheEconomics } from '../strategies/cache-economics.js';
+import { type PointMeasure, runStages } from './run-stages.js';
 
 /**
  * The stages of a call, in order. Masking first (cheapest to undo from the cache's view); finished segments folded

@@ -1,8 +1,8 @@
 import type { CompressionOptions } from '../options/options.js';
 import { memoryStateStore } from '../persistence/state-store.js';
+import type { CompressionDecision } from '../reports/decisions.js';
 import { extractiveSummarizer } from '../summarizers/extractive-summarizer.js';
 import type { Message, Transcript } from '../transcript/transcript.js';
-import type { CompressionDecision } from '../triggers/decisions.js';
 import { CompressionEngine } from './engine.js';
 
 /** A decision of the log, with the call it was taken in. */

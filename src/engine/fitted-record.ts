@@ -1,7 +1,7 @@
 import type { BudgetLimits } from '../options/budget.js';
 import type { StateRecord } from '../persistence/state-records.js';
+import type { CompressionDecision } from '../reports/decisions.js';
 import type { SessionState } from '../session-state/session-state.js';
-import type { CompressionDecision } from '../triggers/decisions.js';
 
 /**
  * A stored record with its states (the lasting one and a provisional drop's) within this call's cap: a record made

@@ -1,9 +1,9 @@
+import type { CallFacts } from '../call/call-facts.js';
 import { StoreError, ToolPairingError } from '../errors.js';
 import type { StateRecord } from '../persistence/state-records.js';
+import type { CompressionErrorEvent } from '../reports/events.js';
 import { type PairingScans, repairToolPairs } from '../transcript/repair-tool-pairs.js';
-import type { CallFacts } from './call-facts.js';
 import type { CompressInput } from './compress-call.js';
-import type { CompressionErrorEvent } from './events.js';
 
 /**
  * The call with the tool parts a provider would reject left out (results without their call, calls never answered

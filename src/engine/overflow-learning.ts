@@ -1,7 +1,7 @@
 import { boundedCache } from '../bounded-cache.js';
 import type { TokenCalibration } from '../counting/calibration.js';
 import { ProviderOverflowError } from '../errors.js';
-import type { CompressionErrorEvent } from './events.js';
+import type { CompressionErrorEvent } from '../reports/events.js';
 import { readProviderOverflow } from './provider-overflow.js';
 
 /** Margin over the ratio a rejection shows, so the retry is not rejected again by a rounding of the provider's. */

@@ -1,20 +1,12 @@
+import type { CallFacts } from '../call/call-facts.js';
+import type { CompressionPoint } from '../call/compression-point.js';
+import type { PromiseBreak } from '../call/stage.js';
 import { canonicalJson } from '../counting/canonical-json.js';
-import type { BrokenPromise } from '../errors.js';
 import type { StateRecord } from '../persistence/state-records.js';
 import type { SessionState } from '../session-state/session-state.js';
 import { findPairingProblems } from '../transcript/tool-pairs.js';
 import type { Message } from '../transcript/transcript.js';
-import type { CallFacts } from './call-facts.js';
-import type { CompressionPoint } from './compression-point.js';
 import { blockIdentity, extendsMark, type SentPrompt } from './sent-prompts.js';
-
-/** A promise a candidate prompt would break, and where. */
-export interface PromiseBreak {
-  readonly promise: BrokenPromise;
-  readonly detail: string;
-  /** The stage whose plan it was; undefined for the finished prompt. */
-  readonly stage?: string;
-}
 
 /** What a plan says of itself: whether it reports a change, or brings back a prompt an earlier call sent. */
 export interface PlanTells {
@@ -252,3 +244,5 @@ function firstDifference(before: readonly number[], after: readonly number[]): n
   while (at < before.length && at < after.length && before[at] === after[at]) at++;
   return at;
 }
+
+export type { PromiseBreak } from '../call/stage.js';

@@ -1,9 +1,9 @@
+import type { CallFacts } from '../call/call-facts.js';
 import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js';
-import { forEachResult } from '../strategies/observation-masking.js';
+import { forEachResult } from '../masking/observation-masking.js';
+import type { CompressionDecision } from '../reports/decisions.js';
 import type { Message } from '../transcript/transcript.js';
-import type { CompressionDecision } from '../triggers/decisions.js';
 import { newlyTruncated, type PromptView } from '../view/prompt-view.js';
-import type { CallFacts } from './call-facts.js';
 
 /** What a call's shortened and redacted tool results add to its report. */
 export interface EditReport {

@@ -1,6 +1,6 @@
 import { ListenerError } from '../errors.js';
 import type { CompressionOptions } from '../options/options.js';
-import type { CallReport, CompressEvent, CompressionErrorEvent } from './events.js';
+import type { CallReport, CompressEvent, CompressionErrorEvent } from '../reports/events.js';
 
 /** The caller's listeners as the engine calls them. */
 export interface Listeners {

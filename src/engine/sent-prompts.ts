@@ -1,6 +1,6 @@
 import { boundedCache } from '../bounded-cache.js';
+import type { CompressionPoint } from '../call/compression-point.js';
 import type { StateRecord } from '../persistence/state-records.js';
-import type { CompressionPoint } from './compression-point.js';
 
 /** Conversations whose last prompt an engine remembers. */
 const MAX_CONVERSATIONS = 1_000;

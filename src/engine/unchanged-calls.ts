@@ -1,7 +1,7 @@
+import type { CallFacts } from '../call/call-facts.js';
 import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js';
+import type { Boundary } from '../folding/semantic-triggers.js';
 import type { Message } from '../transcript/transcript.js';
-import type { Boundary } from '../triggers/semantic-triggers.js';
-import type { CallFacts } from './call-facts.js';
 import type { CallReporter } from './call-report.js';
 import type { CompressOutput } from './compress-call.js';
 

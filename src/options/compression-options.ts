@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { TokenCounter } from '../counting/token-counter.js';
 import { DEFAULT_EMBEDDER_TIMEOUT_MS, type Embedder, isEmbedder } from '../embeddings/embedder.js';
-import type { CallReport, CompressEvent, CompressionErrorEvent } from '../engine/events.js';
 import { DEFAULT_FOLD_LEASE_WAIT_MS } from '../persistence/fold-lease.js';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../persistence/guarded-store.js';
 import type { StateStore } from '../persistence/state-store.js';
+import type { CallReport, CompressEvent, CompressionErrorEvent } from '../reports/events.js';
 import { INTENT_ORDER } from '../signals/intent.js';
 import type { Intent } from '../signals/step-signals.js';
 import { DEFAULT_INTENT_TRANSITIONS } from '../signals/transcript-signals.js';

@@ -1,11 +1,28 @@
-import type { AheadSettings } from '../engine/folds-ahead.js';
-import type { MaskingSettings } from '../strategies/observation-masking.js';
-import { DEFAULT_REDACTION_TOOL_NAME, type RedactionRules } from '../strategies/redaction.js';
 import type { Message } from '../transcript/transcript.js';
-import type { SemanticTriggerSettings } from '../triggers/semantic-triggers.js';
-import type { StalenessSettings } from '../triggers/staleness.js';
-import { DEFAULT_MASKING_OPTIONS } from './compression-options.js';
+import {
+  DEFAULT_MASKING_OPTIONS,
+  type MaskingSettings,
+  type SemanticTriggerSettings,
+  type StalenessSettings,
+} from './compression-options.js';
+import { DEFAULT_REDACTION_TOOL_NAME } from './prompts.js';
 import type { ResolvedOptions } from './resolve-options.js';
+
+/** How summaries made ahead of time run: a caller's `waitUntil` keeps a serverless function alive for them. */
+export interface AheadSettings {
+  /** Handed each background summary (Vercel's `waitUntil`, Next.js `after`, a Worker's `ctx.waitUntil`). */
+  readonly waitUntil?: ((work: Promise<unknown>) => void) | undefined;
+  /** Aborts the summaries running and starts no more: the engine is closed. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Options of redaction validation. */
+export interface RedactionRules {
+  /** The redaction tool's own name: its calls cannot be redacted. @default DEFAULT_REDACTION_TOOL_NAME */
+  readonly toolName?: string;
+  /** Tools whose results are never redacted. @default [] */
+  readonly excludeTools?: readonly string[];
+}
 
 /** Which stages run, and with what: the resolved options as the stages read them. */
 export interface EngineSettings {

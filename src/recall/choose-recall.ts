@@ -1,6 +1,6 @@
+import type { CallFacts } from '../call/call-facts.js';
+import type { CompressionPoint } from '../call/compression-point.js';
 import type { MessageMeter } from '../counting/message-meter.js';
-import type { CallFacts } from '../engine/call-facts.js';
-import type { CompressionPoint } from '../engine/compression-point.js';
 import { type Message, messageText } from '../transcript/transcript.js';
 import type { RecallChunk } from './recall-chunks.js';
 import type { RecallHit } from './recall-fusion.js';

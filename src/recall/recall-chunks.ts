@@ -1,4 +1,4 @@
-import type { CallFacts } from '../engine/call-facts.js';
+import type { CallFacts } from '../call/call-facts.js';
 import type { Message, Part } from '../transcript/transcript.js';
 import { partText } from '../transcript/transcript.js';
 

@@ -1,11 +1,11 @@
+import type { CallFacts } from '../call/call-facts.js';
+import type { CompressionPoint } from '../call/compression-point.js';
+import type { Projection } from '../call/projection.js';
+import type { StagePlan } from '../call/stage.js';
 import type { MessageMeter } from '../counting/message-meter.js';
 import type { EmbeddingCache } from '../embeddings/embedder.js';
-import type { CallFacts } from '../engine/call-facts.js';
-import type { CompressionPoint } from '../engine/compression-point.js';
-import type { Projection } from '../engine/projection.js';
-import type { StagePlan } from '../engine/run-stages.js';
 import type { EmbedderError } from '../errors.js';
-import type { CompressionDecision } from '../triggers/decisions.js';
+import type { CompressionDecision } from '../reports/decisions.js';
 import { chooseRecall } from './choose-recall.js';
 import { type RecallBlock, RecallBlocks } from './recall-blocks.js';
 import { MessageChunks, redactedMessages } from './recall-chunks.js';

@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { forEachResult } from '../masking/observation-masking.js';
+import type { RedactionRules } from '../options/engine-settings.js';
 import { DEFAULT_REDACTION_TOOL_NAME } from '../options/prompts.js';
 import type { RedactionToolOptionsSchema } from '../options/tool-options.js';
 import type { Message } from '../transcript/transcript.js';
-import { forEachResult } from './observation-masking.js';
 
+export type { RedactionRules } from '../options/engine-settings.js';
 export { DEFAULT_REDACTION_TOOL_NAME } from '../options/prompts.js';
 
 /** Longest reason accepted, in characters: one to three sentences. */
@@ -49,14 +51,6 @@ export interface RedactionOutcome {
 
 /** What the redaction tool tells the model: when to use it, and what it may not redact. */
 export const DEFAULT_REDACTION_TOOL_DESCRIPTION = `Frees context by hiding results of earlier tool calls that you no longer need: file contents you have already used or that are outdated (the file changed since), superseded test or command output, search results you have acted on, dead ends. Pass their tool call ids and a one to three sentence reason; each result is replaced by your reason from the next step on, while the calls themselves stay visible. Call it alongside your other tool calls, whenever you notice stale results; it does not interrupt your work. Only results of earlier steps can be redacted: not results of the calls you are making now, not user or system messages, and not results you still rely on. Repeating a redaction is harmless.`;
-
-/** Options of redaction validation. */
-export interface RedactionRules {
-  /** The redaction tool's own name: its calls cannot be redacted. @default DEFAULT_REDACTION_TOOL_NAME */
-  readonly toolName?: string;
-  /** Tools whose results are never redacted. @default [] */
-  readonly excludeTools?: readonly string[];
-}
 
 /**
  * Checks a directive against the messages before it: every id must be an earlier tool call that has a result, is not

@@ -1,7 +1,7 @@
 import type { MessageMeter } from '../counting/message-meter.js';
 import type { SessionState } from '../session-state/session-state.js';
-import { renderPreviousState, renderTranscript } from '../transcript/render-transcript.js';
 import type { Message, Part } from '../transcript/transcript.js';
+import { renderPreviousState, renderTranscript } from './render-transcript.js';
 import type { Summarizer } from './summarizer.js';
 
 /** Tokens a summarizer's answer is given within its window: 4096, at most a quarter of the window. */

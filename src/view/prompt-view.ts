@@ -1,3 +1,4 @@
+import type { PromptView } from '../call/projection.js';
 import { hash53 } from '../counting/hash.js';
 import type { MessageMeter } from '../counting/message-meter.js';
 import {
@@ -8,17 +9,11 @@ import {
   type ResultEdit,
   type ResultSite,
   resultEdits,
-} from '../strategies/observation-masking.js';
+} from '../masking/observation-masking.js';
 import { type TruncationMemo, truncateOversizedResults } from '../strategies/truncate-tool-result.js';
 import type { Message } from '../transcript/transcript.js';
 
-/** The messages as the model will see them, with their token counts. */
-export interface PromptView {
-  readonly messages: readonly Message[];
-  readonly tokens: readonly number[];
-  /** Tool calls whose results were shortened (by relevance) because each alone was too large. */
-  readonly truncatedIds: readonly string[];
-}
+export type { PromptView } from '../call/projection.js';
 
 /**
  * Builds what the model sees from `from` on: masked and redacted results become placeholders, then any remaining

@@ -1,15 +1,15 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { CallFacts } from '../../src/call/call-facts.js';
+import { EMPTY_STAGE_REPORT } from '../../src/call/stage.js';
 import type { MessageMeasure } from '../../src/counting/message-meter.js';
-import type { CallFacts } from '../../src/engine/call-facts.js';
 import { CallReporter } from '../../src/engine/call-report.js';
 import type { Decided } from '../../src/engine/decide.js';
-import type { CallReport, CompressEvent, CompressionErrorEvent } from '../../src/engine/events.js';
-import { EMPTY_STAGE_REPORT } from '../../src/engine/run-stages.js';
 import { HardLimitError, SummarizerError } from '../../src/errors.js';
+import type { CompressionDecision } from '../../src/reports/decisions.js';
+import type { CallReport, CompressEvent, CompressionErrorEvent } from '../../src/reports/events.js';
 import type { SessionState } from '../../src/session-state/session-state.js';
 import { collectRedactions, DEFAULT_REDACTION_TOOL_NAME } from '../../src/strategies/redaction.js';
 import type { Message } from '../../src/transcript/transcript.js';
-import type { CompressionDecision } from '../../src/triggers/decisions.js';
 import { callFacts, pointAt, projectAt } from '../helpers/call-facts.js';
 import { chat, deepFreeze, meter, text } from '../helpers/fixtures.js';
 

@@ -3,8 +3,8 @@ import { MessageMeter, maxUtf8Bytes } from '../../src/counting/message-meter.js'
 import { approximateCounter, type TokenCounter } from '../../src/counting/token-counter.js';
 import type { CompressOutput } from '../../src/engine/compress-call.js';
 import { CompressionEngine } from '../../src/engine/engine.js';
-import type { CallReport } from '../../src/engine/events.js';
 import type { CompressionOptions } from '../../src/options/options.js';
+import type { CallReport } from '../../src/reports/events.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { agentLoop, chat, SYSTEM, text } from '../helpers/fixtures.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { CompressEvent } from '../../src/engine/events.js';
 import { DEFAULT_AWARENESS_BLOCK, DEFAULT_STATE_ACKNOWLEDGEMENT } from '../../src/options/prompts.js';
 import { memoryStateStore } from '../../src/persistence/state-store.js';
+import type { CompressEvent } from '../../src/reports/events.js';
 import { findPairingProblems } from '../../src/transcript/tool-pairs.js';
 import { type Message, messageText, type ToolResultPart, toolResultIds } from '../../src/transcript/transcript.js';
 import {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { approximateCounter } from '../../src/counting/token-counter.js';
 import { CompressionEngine } from '../../src/engine/engine.js';
-import type { CallReport, CompressionErrorEvent } from '../../src/engine/events.js';
 import { ListenerError } from '../../src/errors.js';
+import type { CallReport, CompressionErrorEvent } from '../../src/reports/events.js';
 import { chat, SYSTEM, text } from '../helpers/fixtures.js';
 
 /** `onCall` hears of every call, also of those that only reuse an earlier compression (which `onCompress` does not). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CallFacts } from '../../src/engine/call-facts.js';
-import type { CompressionPoint } from '../../src/engine/compression-point.js';
+import type { CallFacts } from '../../src/call/call-facts.js';
+import type { CompressionPoint } from '../../src/call/compression-point.js';
 import { CallPromises, type Candidate, type PromiseSubject } from '../../src/engine/promise-checks.js';
 import { blockIdentity, type SentPrompt } from '../../src/engine/sent-prompts.js';
 import type { StateRecord } from '../../src/persistence/state-records.js';

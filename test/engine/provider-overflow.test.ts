@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TokenCalibration } from '../../src/counting/calibration.js';
-import type { CompressionErrorEvent } from '../../src/engine/events.js';
 import { OverflowLearning } from '../../src/engine/overflow-learning.js';
 import { readProviderOverflow } from '../../src/engine/provider-overflow.js';
+import type { CompressionErrorEvent } from '../../src/reports/events.js';
 
 /** An error object as a provider SDK builds it: an Error with extra fields. */
 function sdkError(message: string, fields: Record<string, unknown>): Error {

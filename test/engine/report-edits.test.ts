@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { CallFacts } from '../../src/call/call-facts.js';
+import type { CompressionPoint } from '../../src/call/compression-point.js';
 import type { MessageMeasure } from '../../src/counting/message-meter.js';
-import type { CallFacts } from '../../src/engine/call-facts.js';
-import type { CompressionPoint } from '../../src/engine/compression-point.js';
 import { reportEdits } from '../../src/engine/report-edits.js';
 import { collectRedactions, DEFAULT_REDACTION_TOOL_NAME } from '../../src/strategies/redaction.js';
 import type { Message, ToolResultPart } from '../../src/transcript/transcript.js';

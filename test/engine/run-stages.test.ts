@@ -1,16 +1,16 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { CompressionPoint } from '../../src/engine/compression-point.js';
-import { DECIDE_STAGES } from '../../src/engine/decide.js';
-import type { Projection } from '../../src/engine/projection.js';
+import type { CompressionPoint } from '../../src/call/compression-point.js';
+import type { Projection } from '../../src/call/projection.js';
 import {
   addToReport,
   EMPTY_STAGE_REPORT,
-  runStages,
   type Stage,
   type StageContext,
   type StagePlan,
-} from '../../src/engine/run-stages.js';
-import type { CompressionDecision } from '../../src/triggers/decisions.js';
+} from '../../src/call/stage.js';
+import { DECIDE_STAGES } from '../../src/engine/decide.js';
+import { runStages } from '../../src/engine/run-stages.js';
+import type { CompressionDecision } from '../../src/reports/decisions.js';
 
 /** The stage loop on its own: fake stages over points that only count folded messages, 100 tokens each. */
 

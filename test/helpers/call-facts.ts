@@ -1,14 +1,16 @@
 import { LRUCache } from 'lru-cache';
-import { type CallFacts, readCall } from '../../src/engine/call-facts.js';
-import { type CompressionPoint, startingPoint } from '../../src/engine/compression-point.js';
-import { type Projection, project } from '../../src/engine/projection.js';
+import type { CallFacts } from '../../src/call/call-facts.js';
+import { type CompressionPoint, startingPoint } from '../../src/call/compression-point.js';
+import type { Projection } from '../../src/call/projection.js';
+import { readCall } from '../../src/engine/read-call.js';
+import { DEFAULT_MASKING_OPTIONS, type MaskingOptions } from '../../src/masking/observation-masking.js';
 import type { BudgetLimits } from '../../src/options/budget.js';
 import { StepAnalyses } from '../../src/signals/step-analyses.js';
 import type { CacheEconomics } from '../../src/strategies/cache-economics.js';
-import { DEFAULT_MASKING_OPTIONS, type MaskingOptions } from '../../src/strategies/observation-masking.js';
 import { DEFAULT_REDACTION_TOOL_NAME } from '../../src/strategies/redaction.js';
 import { ResultSiteIndex } from '../../src/transcript/result-sites.js';
 import type { Message } from '../../src/transcript/transcript.js';
+import { project } from '../../src/view/project.js';
 import { meter } from './fixtures.js';
 
 /**

@@ -4,11 +4,11 @@ import { readCallOptions } from '../../adapters/langchain/call-options.js';
 import * as langchain from '../../adapters/langchain/index.js';
 import { CompressionEngine } from '../../src/engine/engine.js';
 import { InvalidOptionError } from '../../src/errors.js';
+import { findBoundaries } from '../../src/folding/semantic-triggers.js';
+import { findStaleObservations } from '../../src/masking/staleness.js';
 import { parseCallOptions } from '../../src/options/call-options.js';
 import type { CompressionOptions } from '../../src/options/options.js';
 import { extractiveSummarizer } from '../../src/summarizers/extractive-summarizer.js';
-import { findBoundaries } from '../../src/triggers/semantic-triggers.js';
-import { findStaleObservations } from '../../src/triggers/staleness.js';
 import { echoModel } from '../helpers/mock-model.js';
 
 /** The error a factory throws for options a JavaScript caller might pass, bypassing the type checker. */

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { CallFacts } from '../../src/engine/call-facts.js';
-import type { CompressionPoint } from '../../src/engine/compression-point.js';
+import type { CallFacts } from '../../src/call/call-facts.js';
+import type { CompressionPoint } from '../../src/call/compression-point.js';
 import { chooseRecall } from '../../src/recall/choose-recall.js';
 import type { RecallChunk } from '../../src/recall/recall-chunks.js';
 import type { RecallHit } from '../../src/recall/recall-fusion.js';

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MessageMeter } from '../../src/counting/message-meter.js';
 import { approximateCounter } from '../../src/counting/token-counter.js';
+import { resultSites } from '../../src/masking/observation-masking.js';
+import { findSupersededObservations } from '../../src/masking/staleness.js';
 import { parseAciCommand } from '../../src/signals/aci-commands.js';
 import { toolNameWords, toolVerb } from '../../src/signals/tool-verbs.js';
 import { analyzeSteps } from '../../src/signals/transcript-signals.js';
-import { resultSites } from '../../src/strategies/observation-masking.js';
 import type { Message } from '../../src/transcript/transcript.js';
-import { findSupersededObservations } from '../../src/triggers/staleness.js';
 
 const meter = new MessageMeter(approximateCounter());
 

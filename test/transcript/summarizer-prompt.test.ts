@@ -8,7 +8,7 @@ import { modelSummarizer } from '../../adapters/ai-sdk/model-summarizer.js';
 import { chatModelSummarizer } from '../../adapters/langchain/chat-model-summarizer.js';
 import { DEFAULT_SUMMARIZER_PROMPT } from '../../src/options/prompts.js';
 import type { SessionState } from '../../src/session-state/session-state.js';
-import { escapeTags, renderSummarizerPrompt } from '../../src/transcript/render-transcript.js';
+import { escapeTags, renderSummarizerPrompt } from '../../src/summarizers/render-transcript.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { textResult } from '../helpers/mock-model.js';
 

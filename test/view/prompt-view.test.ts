@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { describe, expect, it } from 'vitest';
-import type { Memo, ResultEdit } from '../../src/strategies/observation-masking.js';
+import type { Memo, ResultEdit } from '../../src/masking/observation-masking.js';
 import { resultSites } from '../../src/transcript/result-sites.js';
 import type { Message, ToolResultPart } from '../../src/transcript/transcript.js';
 import { buildView, newlyTruncated, type PromptView } from '../../src/view/prompt-view.js';

@@ -2,7 +2,7 @@ import type { ModelMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it, vi } from 'vitest';
 import { approximateCounter, explainCompression } from '../../../adapters/ai-sdk/index.js';
-import { TRIGGER_NAMES } from '../../../src/triggers/decisions.js';
+import { TRIGGER_NAMES } from '../../../src/reports/decisions.js';
 
 /** ~1500 tokens with the approximate counter. */
 const BIG = 'export function area(r: number) { return Math.PI * r * r; }\n'.repeat(100);

@@ -1,0 +1,161 @@
+import type { BrokenPromise, SummarizerError } from '../errors.js';
+import type { CompressionDecision } from '../reports/decisions.js';
+import type { CompressionPoint } from './compression-point.js';
+import type { Projection } from './projection.js';
+
+/**
+ * The stage contract: what a stage of a call sees (where the call stands), what it returns (a plan: a point and its
+ * part of the report), and the report the stages add up. The loop that runs the stages is the engine's.
+ */
+
+/** A promise a candidate prompt would break, and where. */
+export interface PromiseBreak {
+  readonly promise: BrokenPromise;
+  readonly detail: string;
+  /** The stage whose plan it was; undefined for the finished prompt. */
+  readonly stage?: string;
+}
+
+/** What the stages of a call did so far, in the call's report. */
+export interface StageReport {
+  readonly decisions: readonly CompressionDecision[];
+  /** Folds that would have paid but were put off (the work after them still quotes what they would hide). */
+  readonly deferred: readonly CompressionDecision[];
+  readonly masked: { readonly count: number; readonly tokensFreed: number };
+  readonly messagesFolded: number;
+  readonly messagesDropped: number;
+  readonly summarizerMs: number;
+  /** Summarizer calls made (a fold larger than the summarizer's window takes several). */
+  readonly summarizerCalls: number;
+  readonly failure: SummarizerError | undefined;
+  /** Salience quotes a summarizer returned that were not verbatim in the folded messages, dropped. */
+  readonly quotesRejected: number;
+  /** An earlier call's provisional drop was undone: its messages are sent again (a change of the prompt). */
+  readonly restored: boolean;
+  /** The recall block this call made (chunks quoted, tokens) and the older blocks it took out. */
+  readonly recalled: {
+    readonly chunks: number;
+    readonly tokens: number;
+    readonly blocksDropped: number;
+    readonly piecesRedacted: number;
+  };
+  /** Plans left out because they would have broken a promise (see `CallPromises`). */
+  readonly broken: readonly PromiseBreak[];
+}
+
+/** The report of a call before any stage ran. */
+export const EMPTY_STAGE_REPORT: StageReport = Object.freeze({
+  decisions: Object.freeze([]),
+  deferred: Object.freeze([]),
+  masked: Object.freeze({ count: 0, tokensFreed: 0 }),
+  messagesFolded: 0,
+  messagesDropped: 0,
+  summarizerMs: 0,
+  summarizerCalls: 0,
+  failure: undefined,
+  quotesRejected: 0,
+  restored: false,
+  recalled: Object.freeze({ chunks: 0, tokens: 0, blocksDropped: 0, piecesRedacted: 0 }),
+  broken: Object.freeze([]),
+});
+
+/**
+ * Whether a part of a report tells of a change the model sees (what `onCompress` hears of): a fold, a drop, a mask, a
+ * recall block made, taken out or cut, an earlier drop undone. A decision alone (a fold put off) changes nothing.
+ */
+export function announces(part: Partial<StageReport>): boolean {
+  const { masked, recalled } = part;
+  return (
+    (part.messagesFolded ?? 0) > 0 ||
+    (part.messagesDropped ?? 0) > 0 ||
+    (masked?.count ?? 0) > 0 ||
+    (recalled ? recalled.chunks + recalled.blocksDropped + recalled.piecesRedacted > 0 : false) ||
+    part.restored === true
+  );
+}
+
+/** Where a call stands between two stages: what every stage plans from, never changed by it. */
+export interface StageContext<Call> {
+  /** What holds for the whole call (its facts, options and services), the same for every stage. */
+  readonly call: Call;
+  readonly point: CompressionPoint;
+  /** What the model sees at `point`. */
+  readonly projection: Projection;
+  /** Tokens of the prompt at `point`. */
+  readonly tokens: number;
+  readonly report: StageReport;
+  /** The stages whose plans moved the point so far, in order (a stage that ran several times, as often). */
+  readonly applied: readonly Stage<Call>[];
+}
+
+/** What a stage asks for: a new point (or the same one, to report only) and what it adds to the report. */
+export interface StagePlan {
+  readonly point: CompressionPoint;
+  /** The projection at `point`, when the stage knows it already (the loop projects `point` otherwise). */
+  readonly projection?: Projection;
+  /** Kept only when the prompt at `point` is smaller than now; `onDiscarded` hears when it is not. */
+  readonly onlyIfSmaller?: boolean;
+  readonly onDiscarded?: () => void;
+  /**
+   * Messages left out without a summary because a summary failed or waits: the record keeps the point before the
+   * first such plan as its fold point (so a later call summarizes those messages), this one as its provisional drop.
+   */
+  readonly provisional?: boolean;
+  /**
+   * The point is one an earlier call sent (a drop it made, carried): a change of this call's starting point, but not
+   * of the prompt the conversation's cache holds, so nothing to report.
+   */
+  readonly restores?: boolean;
+  /** Added to the report when the plan is kept. */
+  readonly report?: Partial<StageReport>;
+  /** The summarizer's time, counted whether the plan is kept or not. */
+  readonly summarizerMs?: number;
+  /** The summarizer calls made, counted whether the plan is kept or not. */
+  readonly summarizerCalls?: number;
+}
+
+/** One step of the pipeline: plans from where the call stands, or returns nothing when it has nothing to do. */
+export interface Stage<Call> {
+  readonly name: string;
+  /** How many times in a row the stage may run while its plans move the point (1 when absent). */
+  readonly rounds?: number;
+  plan(context: StageContext<Call>): StagePlan | undefined | Promise<StagePlan | undefined>;
+}
+
+/** A point with what the model sees there and its tokens. */
+export interface PointAt {
+  readonly point: CompressionPoint;
+  readonly projection: Projection;
+  readonly tokens: number;
+}
+
+/** A report with a plan's part added: counts summed, decisions appended (a deferred fold once), a failure kept. */
+export function addToReport(report: StageReport, part: Partial<StageReport>): StageReport {
+  const { masked, recalled } = report;
+  const deferred = (part.deferred ?? []).filter(
+    (decision) => !report.deferred.some((each) => each.details === decision.details),
+  );
+  return {
+    decisions: part.decisions?.length ? [...report.decisions, ...part.decisions] : report.decisions,
+    deferred: deferred.length > 0 ? [...report.deferred, ...deferred] : report.deferred,
+    masked: part.masked
+      ? { count: masked.count + part.masked.count, tokensFreed: masked.tokensFreed + part.masked.tokensFreed }
+      : masked,
+    messagesFolded: report.messagesFolded + (part.messagesFolded ?? 0),
+    messagesDropped: report.messagesDropped + (part.messagesDropped ?? 0),
+    summarizerMs: report.summarizerMs + (part.summarizerMs ?? 0),
+    summarizerCalls: report.summarizerCalls + (part.summarizerCalls ?? 0),
+    failure: part.failure ?? report.failure,
+    quotesRejected: report.quotesRejected + (part.quotesRejected ?? 0),
+    restored: report.restored || part.restored === true,
+    broken: part.broken?.length ? [...report.broken, ...part.broken] : report.broken,
+    recalled: part.recalled
+      ? {
+          chunks: recalled.chunks + part.recalled.chunks,
+          tokens: recalled.tokens + part.recalled.tokens,
+          blocksDropped: recalled.blocksDropped + part.recalled.blocksDropped,
+          piecesRedacted: recalled.piecesRedacted + part.recalled.piecesRedacted,
+        }
+      : recalled,
+  };
+}

@@ -1,0 +1,103 @@
+import type { CallFacts } from '../call/call-facts.js';
+import { hash53, hashChain } from '../counting/hash.js';
+import type { MessageMeter } from '../counting/message-meter.js';
+import { prefixHashesOf } from '../counting/prefix-hashes.js';
+import { type MaskingOptions, maskableKeys } from '../masking/observation-masking.js';
+import type { BudgetLimits } from '../options/budget.js';
+import type { StoreScope } from '../persistence/state-records.js';
+import type { StepSignals } from '../signals/step-signals.js';
+import type { OwnToolNames } from '../strategies/own-tools.js';
+import { collectRedactions, type RedactionRules } from '../strategies/redaction.js';
+import { type CutPoints, cutPointsFor } from '../transcript/cut-point-index.js';
+import type { ResultSiteIndex } from '../transcript/result-sites.js';
+import type { Message, Transcript } from '../transcript/transcript.js';
+
+/** How the engine reads a call: its counter and the optional parts that decide which facts are needed. */
+export interface ReadCallOptions {
+  readonly meter: MessageMeter;
+  readonly limits: BudgetLimits;
+  readonly scope: StoreScope;
+  /** The caller's system messages followed by the awareness block. */
+  readonly system: readonly Message[];
+  readonly masking: Required<MaskingOptions> | undefined;
+  readonly redaction: RedactionRules | undefined;
+  readonly redactionToolName: string;
+  /** This package's tools among the call's, by the names they were registered under (see `findOwnTools`). */
+  readonly ownTools: OwnToolNames;
+  /** The tool results of each conversation, read incrementally. */
+  readonly siteIndex: ResultSiteIndex;
+  /** The prefix hashes of each conversation's history, continued from its previous call's; without it, read whole. */
+  readonly prefixHashes?: (conversation: string, namespace: string, messages: readonly Message[]) => readonly number[];
+  /** The fold points of each conversation, read incrementally; without it, read whole. */
+  readonly cutPoints?: (conversation: string, messages: readonly Message[]) => CutPoints;
+  /** Replaces messages seen in the previous call of the conversation by the remembered objects. */
+  readonly reuseSeen: (conversation: string, messages: readonly Message[]) => readonly Message[];
+  /** The step signals of the history, when a trigger reads them. */
+  readonly analyzeSteps:
+    | ((conversation: string, messages: readonly Message[], prefixHashes: readonly number[]) => StepSignals[])
+    | undefined;
+}
+
+/** Counts a call's prompt and reads what the later stages need from it. */
+export function readCall(transcript: Transcript, options: ReadCallOptions): CallFacts {
+  const { meter, limits, scope, system, masking } = options;
+  const namespace = scope.join('\u0000');
+  const input = transcript.messages;
+  const toolsJson = transcript.tools.length > 0 ? JSON.stringify(transcript.tools) : '';
+  const toolsMeasure = { hash: hash53(toolsJson), tokens: meter.countText(toolsJson) };
+  const fixedMeasures = [toolsMeasure, ...system.map((message) => meter.measure(message))];
+  const anchor = (input[0] ? meter.hash(input[0]) : 0).toString(36);
+  // the system prompt is part of what the per-conversation memories learned (a repository root it states)
+  const systemHash = fixedMeasures.reduce((hash, measure) => hashChain(hash, measure.hash), 0).toString(36);
+  const conversation = `${namespace}\u0000${anchor}\u0000${systemHash}`;
+  const messages = options.reuseSeen(conversation, input);
+  const prefixHashes = options.prefixHashes
+    ? options.prefixHashes(conversation, namespace, messages)
+    : prefixHashesOf(namespace, messages, meter);
+  let assistants = 0;
+  let steps = 0;
+  let lastStepStart = 0;
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index] as Message;
+    if (message.role !== 'assistant') continue;
+    assistants++;
+    if (message.synthetic) continue;
+    steps++;
+    lastStepStart = index;
+  }
+  const analyzeSteps = options.analyzeSteps;
+  let analyzed: readonly StepSignals[] | undefined;
+  const sites = options.siteIndex.sites(conversation, messages, meter);
+  const own = options.ownTools;
+  const redactionToolName = own.redaction ?? options.redactionToolName;
+  const replayed = options.redaction
+    ? collectRedactions(messages, { ...options.redaction, toolName: redactionToolName })
+    : { reasons: new Map<string, string>(), latest: new Set<string>() };
+  return {
+    namespace,
+    scope,
+    anchor,
+    conversation,
+    system,
+    messages,
+    input,
+    prefixHashes,
+    limits,
+    cuts: options.cutPoints ? options.cutPoints(conversation, messages) : cutPointsFor(messages),
+    fixedMeasures,
+    fixedTokens: fixedMeasures.reduce((sum, measure) => sum + measure.tokens, 0),
+    sites,
+    siteByKey: new Map(sites.map((site) => [site.key, site])),
+    maskable: masking ? maskableKeys(messages, sites, masking, redactionToolName) : new Set<string>(),
+    redactions: replayed.reasons,
+    latestRedactions: replayed.latest,
+    get steps() {
+      analyzed ??= analyzeSteps ? analyzeSteps(conversation, messages, prefixHashes) : [];
+      return analyzed;
+    },
+    stepCount: analyzeSteps && steps > 0 ? steps : assistants,
+    lastStepStart: analyzeSteps ? lastStepStart : 0,
+    redactionToolName,
+    retrievalToolName: own.retrieval,
+  };
+}

@@ -1,0 +1,267 @@
+import type { CallFacts } from '../call/call-facts.js';
+import type { CompressionPoint } from '../call/compression-point.js';
+import type { Projection } from '../call/projection.js';
+import type { MessageMeter } from '../counting/message-meter.js';
+import { applyResultEdits, resultEdits } from '../masking/observation-masking.js';
+import type { CompressionDecision } from '../reports/decisions.js';
+import type { SessionState } from '../session-state/session-state.js';
+import type { ResultInUse } from '../signals/results-in-use.js';
+import type { CacheEconomics } from '../strategies/cache-economics.js';
+import type { Message } from '../transcript/transcript.js';
+import { type Boundary, findBoundaries, type SemanticTriggerSettings } from './semantic-triggers.js';
+
+/** A fold the engine may run: the messages from the current fold point up to `cut` go into the session state. */
+export interface FoldPlan {
+  readonly cut: number;
+  readonly decision: CompressionDecision;
+}
+
+/** Room left for the state to grow by a fold: 15% of what is folded, at most 10% of the budget. */
+function stateGrowth(budget: number, foldedTokens: number): number {
+  return Math.min(budget * 0.1, foldedTokens * 0.15);
+}
+
+/** Calls of the loop's recent growth a budget fold leaves room for below the threshold, so folds come in batches. */
+export const ROOM_FOR_CALLS = 4;
+
+/**
+ * The fold the budget asks for, in one cache break: at least down to `compressTo`, and deeper when the loop's recent
+ * calls grew by more than a quarter of the room between `compressTo` and `compressAt` each, so that four more such
+ * calls fit below the threshold (or everything up to the latest user message when forced). Undefined when nothing
+ * can be folded.
+ */
+export function planBudgetFold({
+  facts,
+  point,
+  projection,
+  stateTokens,
+  force,
+  tokensBefore,
+}: {
+  facts: CallFacts;
+  point: CompressionPoint;
+  projection: Projection;
+  /** Tokens of the state pair of the current point. */
+  stateTokens: number;
+  force: boolean;
+  tokensBefore: number;
+}): FoldPlan | undefined {
+  const { limits } = facts;
+  const { layout } = projection;
+  const from = point.coveredCount;
+  const growth = stateGrowth(limits.budget, layout.total(from, 0));
+  // deep enough that the next several calls, growing as the last ones did, stay below the threshold: a loop whose
+  // steps are large would otherwise fold again every call or two, each fold a rewrite of the cached prefix
+  // (when four calls would not fit at all, as deep as the latest turn allows)
+  const targetTokens = Math.max(
+    0,
+    Math.min(limits.compressTo, limits.compressAt - ROOM_FOR_CALLS * layout.growthPerCall()),
+  );
+  const cut = layout.chooseCut({ covered: from, stateTokens: stateTokens + growth, targetTokens, force });
+  if (cut === undefined) return undefined;
+  return {
+    cut,
+    decision: {
+      trigger: force ? 'forced' : 'budget',
+      scope: { kind: 'messages', from, to: cut },
+      confidence: 1,
+      details: force
+        ? `folded ${cut - from} messages on request`
+        : `prompt at ${limits.percent(tokensBefore)} of the budget passed the ${limits.percent(limits.compressAt)} threshold; folded ${cut - from} messages into the session state`,
+    },
+  };
+}
+
+/**
+ * The budget fold a call that crosses the threshold will ask for, planned ahead from a call below it, so its summary
+ * can be made in the background: the call that crosses is at most one call's growth past the threshold, and the fold
+ * must take it to the budget fold's target then, so the cut is chosen for the prompt as it will be (deeper than a
+ * fold now would go). Undefined when nothing can be folded, or the prompt is not expected to cross within `calls`.
+ */
+export function planFoldAhead({
+  facts,
+  point,
+  projection,
+  stateTokens,
+  tokens,
+  calls,
+  maskable,
+}: {
+  facts: CallFacts;
+  point: CompressionPoint;
+  projection: Projection;
+  /** Tokens of the state pair of the current point. */
+  stateTokens: number;
+  /** Tokens of the prompt at `point`. */
+  tokens: number;
+  /** Model calls a summary takes to be made, as measured: how far ahead the fold is planned. */
+  calls: number;
+  /** Tokens masking frees when the prompt is over the threshold (asked only near it). */
+  maskable: () => number;
+}): FoldPlan | undefined {
+  const { limits } = facts;
+  const { layout } = projection;
+  // the calls of a loop grow unevenly (a large tool result now and then): planned for the largest recent growth
+  const growth = layout.growthPerCall(5, true);
+  if (tokens > limits.compressAt || tokens + calls * growth <= limits.compressAt) return undefined;
+  // the call that crosses masks first: no fold when what masking frees takes it below the fold's target
+  if (limits.compressAt + growth - maskable() <= limits.compressTo) return undefined;
+  const from = point.coveredCount;
+  const target = Math.max(0, Math.min(limits.compressTo, limits.compressAt - ROOM_FOR_CALLS * growth));
+  const added = limits.compressAt + growth - tokens;
+  const cut = layout.chooseCut({
+    covered: from,
+    stateTokens: stateTokens + stateGrowth(limits.budget, layout.total(from, 0)),
+    targetTokens: Math.max(0, target - added),
+  });
+  if (cut === undefined) return undefined;
+  return {
+    cut,
+    decision: {
+      trigger: 'budget',
+      scope: { kind: 'messages', from, to: cut },
+      confidence: 1,
+      details: `prompt at ${limits.percent(tokens)} of the budget, about ${Math.ceil((limits.compressAt - tokens) / Math.max(1, growth))} calls below the ${limits.percent(limits.compressAt)} threshold; ${cut - from} messages summarized ahead of time`,
+    },
+  };
+}
+
+/**
+ * A semantic fold below the budget threshold: the deepest finished segment (see `findBoundaries`) whose fold frees at
+ * least `minTokens` and whose expected cache-read savings pay for the one-time rewrite of the rest of the prompt.
+ */
+export function planSemanticFold({
+  facts,
+  point,
+  projection,
+  stateTokens,
+  options,
+  economics,
+  boundaries = () => findBoundaries(facts.messages, facts.steps, options),
+  inUse = () => [],
+  onDeferred,
+}: {
+  facts: CallFacts;
+  point: CompressionPoint;
+  projection: Projection;
+  stateTokens: number;
+  options: SemanticTriggerSettings;
+  economics: CacheEconomics;
+  /** The boundaries of the history (`findBoundaries`), asked for only when a fold could free enough. */
+  boundaries?: () => readonly Boundary[];
+  /** The results from the fold point up to `to` that the assistant quoted after they came (`findResultsInUse`). */
+  inUse?: (to: number) => readonly ResultInUse[];
+  /** Told of a fold that would pay but was put off: the work after it still quotes results it would hide. */
+  onDeferred?: (decision: CompressionDecision) => void;
+}): FoldPlan | undefined {
+  const { layout } = projection;
+  const from = point.coveredCount;
+  // nothing to fold unless a finished segment beyond the fold point holds at least minTokens
+  const { minTokens, deferWhileQuoted } = options;
+  const lastStart = facts.lastStepStart;
+  if (layout.total(from, 0) - layout.total(lastStart, 0) < minTokens) return undefined;
+  const candidates = boundaries().filter(
+    (boundary) => boundary.messageIndex > from && layout.isCut(boundary.messageIndex),
+  );
+  const deepest = candidates.at(-1)?.messageIndex ?? from;
+  // read once, at the first fold that would pay: most calls have none
+  let quoted: readonly ResultInUse[] | undefined;
+  let deferred: { boundary: Boundary; freed: number; blocking: readonly ResultInUse[] } | undefined;
+  for (const boundary of candidates.reverse()) {
+    const { freed, savings, breakCost, pays } = weighFold(
+      { facts, point, projection, stateTokens, economics },
+      boundary.messageIndex,
+    );
+    if (freed < minTokens || !pays) continue;
+    // not finished after all while the work after it still quotes its results: hiding them now is the likeliest
+    // way to make the agent fetch them again, and below the threshold nothing presses; a shallower segment may do
+    quoted ??= deferWhileQuoted ? inUse(deepest) : [];
+    const blocking = quoted.filter(
+      (result) => result.messageIndex < boundary.messageIndex && result.lastUse >= boundary.messageIndex,
+    );
+    if (blocking.length > 0) {
+      deferred ??= { boundary, freed, blocking };
+      continue;
+    }
+    const held = deferred
+      ? `; a fold to message ${deferred.boundary.messageIndex} (about ${Math.round(deferred.freed)} tokens) waits: the work after it still quotes ${describeQuoted(deferred.blocking)}`
+      : '';
+    return {
+      cut: boundary.messageIndex,
+      decision: {
+        trigger: boundary.trigger,
+        scope: { kind: 'messages', from, to: boundary.messageIndex },
+        confidence: boundary.confidence,
+        details: `${boundary.details}; folded the finished segment (${boundary.messageIndex - from} messages), freeing about ${Math.round(freed)} tokens; expected savings ${Math.round(savings)} vs. a one-time cache rewrite costing ${Math.round(breakCost)}${deferWhileQuoted ? '; the work after it quotes none of its results' : ''}${held}`,
+      },
+    };
+  }
+  if (deferred) {
+    onDeferred?.({
+      trigger: deferred.boundary.trigger,
+      scope: { kind: 'messages', from, to: deferred.boundary.messageIndex },
+      confidence: deferred.boundary.confidence,
+      details: `${deferred.boundary.details}; a fold of ${deferred.boundary.messageIndex - from} messages would free about ${Math.round(deferred.freed)} tokens and pay for its cache rewrite, but waits: the work after it still quotes ${describeQuoted(deferred.blocking)}, results it would hide`,
+    });
+  }
+  return undefined;
+}
+
+/**
+ * A fold below the threshold to `cut`, weighed: the tokens it frees (the state left room to grow) and whether the
+ * cache reads it saves pay for the one-time rewrite of the prompt after it.
+ */
+export function weighFold(
+  {
+    facts,
+    point,
+    projection,
+    stateTokens,
+    economics,
+  }: {
+    facts: CallFacts;
+    point: CompressionPoint;
+    projection: Projection;
+    stateTokens: number;
+    economics: CacheEconomics;
+  },
+  cut: number,
+): { freed: number; savings: number; breakCost: number; pays: boolean } {
+  const { layout } = projection;
+  const from = point.coveredCount;
+  const folded = layout.total(from, 0) - layout.total(cut, 0);
+  const after = layout.total(cut, stateTokens + stateGrowth(facts.limits.budget, folded));
+  const freed = layout.total(from, stateTokens) - after;
+  return { freed, ...economics.weigh(freed, after - layout.fixedTokens) };
+}
+
+/** The quoted results for a decision's details: how many, and the first calls with the term quoted. */
+function describeQuoted(results: readonly ResultInUse[]): string {
+  const shown = results
+    .slice(0, 3)
+    .map((result) => `${result.callId} ("${result.term}")`)
+    .join(', ');
+  return `${results.length} of its results (${shown}${results.length > 3 ? ', ...' : ''})`;
+}
+
+/** The messages a fold hands the summarizer: what the model discarded with the redaction tool as redacted. */
+export function messagesToFold(
+  facts: CallFacts,
+  point: CompressionPoint,
+  cut: number,
+  meter: MessageMeter,
+): readonly Message[] {
+  const redactedOnly = resultEdits({
+    sites: facts.sites,
+    masked: new Set(),
+    redactions: facts.redactions,
+    keepRecent: 0,
+    meter,
+  });
+  return applyResultEdits(facts.messages, redactedOnly, point.coveredCount).slice(point.coveredCount, cut);
+}
+
+/** The compression point after a fold to `cut` produced `state`. */
+export function applyFold(point: CompressionPoint, cut: number, state: SessionState): CompressionPoint {
+  return { ...point, coveredCount: cut, state };
+}

@@ -1,0 +1,254 @@
+import type { CompressionPoint } from '../call/compression-point.js';
+import type { StageContext, StagePlan } from '../call/stage.js';
+import { recallForLatest } from '../recall/recall-stages.js';
+import type { CompressionDecision } from '../reports/decisions.js';
+import { EMPTY_SESSION_STATE } from '../session-state/session-state.js';
+import type { DecideCall, DecideStage } from '../stages/decide-call.js';
+import { type FoldPlan, planBudgetFold, planSemanticFold, weighFold } from './fold-plans.js';
+
+/** Semantic folds one run of the stage may make in a row (each one summarizer call). */
+export const MAX_SEMANTIC_FOLDS = 3;
+/** Budget folds one call may make in a row (the forced one included), when a state came out larger than planned. */
+export const MAX_BUDGET_FOLDS = 3;
+
+type Context = StageContext<DecideCall>;
+
+/** Finished segments folded below the threshold, each fold paying for its cache break. */
+export const semanticFolds: DecideStage = {
+  name: 'semantic-folds',
+  rounds: MAX_SEMANTIC_FOLDS,
+  plan: (context) => semanticFold(context),
+};
+
+/** A forced call folds once on request (nothing when its turn was folded already). */
+export const forcedFold: DecideStage = {
+  name: 'forced-fold',
+  plan: (context) => (context.call.force ? fold(context, budgetPlan(context, true), true) : undefined),
+};
+
+/**
+ * Under pressure the cache breaks anyway: folds down to the target in this one break, not just below the threshold,
+ * and again while a fold's real state left the prompt over its target (a retry from the stored point would fold more).
+ */
+export const budgetFolds: DecideStage = {
+  name: 'budget-folds',
+  rounds: MAX_BUDGET_FOLDS,
+  plan: async (context) => {
+    if (foldsOfBudget(context) >= MAX_BUDGET_FOLDS) return undefined;
+    const plan = budgetPlan(context, false);
+    // a shorter fold pending is taken when it takes the prompt below the threshold (else the deeper fold is planned)
+    const takes = (cut: number) => belowThreshold(context, cut);
+    return plan && foldWhenSummarized(context, plan, { canWait: budgetWaits(context), takes });
+  },
+};
+
+/** Whether folding to `cut` takes the prompt below the threshold, the state left room to grow. */
+function belowThreshold(context: Context, cut: number): boolean {
+  const { freed } = weighFold(foldWeights(context), cut);
+  return context.tokens - freed <= context.call.facts.limits.compressAt;
+}
+
+/** Whether the budget's fold may wait for its summary: the prompt is below the hard limit. */
+function budgetWaits({ call, tokens }: Pick<Context, 'call' | 'tokens'>): boolean {
+  return tokens <= call.facts.limits.hardLimit;
+}
+
+/**
+ * Whether this call's budget fold may be left to a later one: summaries are made ahead of time, the call is not
+ * forced and the prompt is below the hard limit.
+ */
+export function budgetFoldMayWait(context: Pick<Context, 'call' | 'tokens'>): boolean {
+  return context.call.services.ahead?.active() === true && !context.call.force && budgetWaits(context);
+}
+
+/**
+ * A fold as it is made now, with summaries made ahead of time: the fold pending for this point once it is due (its
+ * summary had the time to be made), or before when the fold cannot wait; a fold that can wait, with none pending, is
+ * planned (its summary started in the background) and made by a later call. Without them, the fold as planned.
+ *
+ * A pending fold that would not shrink the prompt, or whose state outweighed what it folded, is of no use: the fold
+ * planned now takes its place (planned ahead again when it can wait), so a shallow fold planned earlier never holds
+ * back the deeper one the prompt needs, and never leaves the oldest turns to a drop.
+ */
+async function foldWhenSummarized(
+  context: Context,
+  plan: FoldPlan,
+  {
+    canWait,
+    takes,
+  }: {
+    canWait: boolean;
+    /**
+     * Whether the fold takes a pending fold short of its own cut, when it can wait (one at or past its cut is always
+     * taken, and any that shrinks the prompt when it cannot wait).
+     */
+    takes: (cut: number) => boolean;
+  },
+): Promise<StagePlan | undefined> {
+  const { call, point, projection } = context;
+  const { ahead } = call.services;
+  if (!ahead?.active()) return fold(context, plan, false);
+  const found = await ahead.find(call.facts, point, projection);
+  // a shorter one is taken when the fold finds it of use, or it was planned in place of another already (so that
+  // folds planned deeper and deeper never hold the prompt back)
+  const taken = found && (found.cut >= plan.cut || found.replaces || !canWait || takes(found.cut));
+  const pending = taken && shrinks(context, found.cut) ? found : undefined;
+  if (pending && (pending.due || !canWait)) {
+    // a fold whose state outweighs what it folds waits a few messages, unless a deeper one replaces it now
+    const deeper = plan.cut > pending.cut;
+    const folded = await fold(context, withCut(plan, point, pending.cut), false, { backOff: !deeper });
+    if (!deeper || folded?.point !== context.point) return folded;
+  }
+  if (!canWait) return fold(context, plan, false);
+  // one fold pending at a time: it is made once due
+  if (pending && !pending.due) return undefined;
+  if (shrinks(context, plan.cut)) await ahead.plan(call.facts, point, plan.cut, found !== undefined);
+  return undefined;
+}
+
+/** A plan folding to the cut summarized ahead of time (the planned one, or another), saying so. */
+function withCut(plan: FoldPlan, point: CompressionPoint, cut: number): FoldPlan {
+  const { decision } = plan;
+  return {
+    cut,
+    decision: {
+      ...decision,
+      scope: { kind: 'messages', from: point.coveredCount, to: cut },
+      details: `${decision.details}${cut === plan.cut ? '' : `; folded to message ${cut} instead`}, summarized ahead of time`,
+    },
+  };
+}
+
+/** The segments a budget fold left below the threshold, folded as a call from the stored point would fold them. */
+export const semanticFoldsAfterBudget: DecideStage = {
+  name: 'semantic-folds-after-budget',
+  rounds: MAX_SEMANTIC_FOLDS,
+  plan: (context) => (foldsOfBudget(context) > 0 ? semanticFold(context) : undefined),
+};
+
+/**
+ * The same, once more after recall chose a block: a call from the stored point starts with that block in its prompt,
+ * so the segments are weighed as it would weigh them (the same request sends the same prompt).
+ */
+export const semanticFoldsAfterRecall: DecideStage = {
+  name: 'semantic-folds-after-recall',
+  rounds: MAX_SEMANTIC_FOLDS,
+  plan: (context) =>
+    foldsOfBudget(context) > 0 && context.applied.includes(recallForLatest) ? semanticFold(context) : undefined,
+};
+
+/** Folds this call made on request or for the budget so far. */
+function foldsOfBudget(context: Context): number {
+  return context.applied.filter((stage) => stage === forcedFold || stage === budgetFolds).length;
+}
+
+/** Whether folding is on (whether it waits after a recent failure is asked once a fold is planned). */
+function folding({ call }: Context): boolean {
+  return call.services.settings.folding;
+}
+
+async function semanticFold(context: Context): Promise<StagePlan | undefined> {
+  if (!folding(context)) return undefined;
+  const { semantic } = context.call.services.settings;
+  let deferred: CompressionDecision | undefined;
+  const plan =
+    semantic && !context.call.force && context.tokens <= context.call.facts.limits.compressAt
+      ? planSemanticFold({
+          ...foldWeights(context),
+          options: semantic,
+          boundaries: () => context.call.services.boundaries(context.call.facts, semantic),
+          inUse: (to) => inUse(context, to),
+          onDeferred: (decision) => {
+            deferred = decision;
+          },
+        })
+      : undefined;
+  // a conversation waiting after a failure neither folds nor reports a fold it defers
+  if ((!plan && !deferred) || (await context.call.backingOff())) return undefined;
+  // a shorter fold pending is taken when it pays on its own, as the segment's did (else the segment's is planned)
+  const takes = (cut: number) => {
+    const { freed, pays } = weighFold(foldWeights(context), cut);
+    return pays && freed >= (semantic ? semantic.minTokens : 0);
+  };
+  const folded = plan && (await foldWhenSummarized(context, plan, { canWait: true, takes }));
+  if (folded || !deferred) return folded;
+  return { point: context.point, report: { deferred: [deferred] } };
+}
+
+/** What weighing a fold of this point below the threshold takes. */
+function foldWeights({ call, point, projection }: Context) {
+  const { facts, services, economics } = call;
+  return { facts, point, projection, stateTokens: services.stateTokens(point.state), economics };
+}
+
+/** The quoted results up to `to`: one the prompt hides already (masked, redacted on request) holds no fold back. */
+function inUse({ call, point }: Context, to: number) {
+  return call.services
+    .quoted(call.facts, point.coveredCount, to)
+    .filter((result) => !point.masked.has(result.key) && !call.facts.redactions.has(result.key));
+}
+
+/** The budget's fold; a forced call's first fold is the forced one, the folds after it are the budget's. */
+function budgetPlan(context: Context, forced: boolean): FoldPlan | undefined {
+  if (!folding(context)) return undefined;
+  const { facts, tokensBefore, services } = context.call;
+  const { limits } = facts;
+  const target = tokensBefore > limits.compressAt ? limits.compressTo : limits.compressAt;
+  if (!forced && context.tokens <= target) return undefined;
+  return planBudgetFold({
+    facts,
+    point: context.point,
+    projection: context.projection,
+    stateTokens: services.stateTokens(context.point.state),
+    force: forced,
+    tokensBefore,
+  });
+}
+
+/**
+ * Runs a fold: kept when it shrank the prompt (or was forced). Not run after a failure in this call, nor when it could
+ * not shrink the prompt even with a state no larger than today's (unless forced).
+ */
+async function fold(
+  context: Context,
+  plan: FoldPlan | undefined,
+  forced: boolean,
+  { backOff = true }: { backOff?: boolean } = {},
+): Promise<StagePlan | undefined> {
+  if (!plan || context.report.failure || (!forced && !shrinks(context, plan.cut))) return undefined;
+  if (await context.call.backingOff()) return undefined;
+  const { facts, services } = context.call;
+  const result = await services.folds.run(facts, context.point, plan);
+  if (result.failure) {
+    return { point: context.point, summarizerMs: result.summarizerMs, report: { failure: result.failure } };
+  }
+  // nor kept when the state it made outweighs what left (a short turn re-sent as the pinned message): the summarizer
+  // then waits a few messages, on every instance (the wait is stored)
+  const projection = services.project(facts, result.point);
+  // a forced fold may grow a short prompt, never one over the hard limit (the budget's folds go on from there)
+  const total = services.total(projection, result.point);
+  if (total >= context.tokens && (!forced || total > facts.limits.hardLimit)) {
+    if (backOff && !forced) await services.folds.discarded(facts);
+    return { point: context.point, summarizerMs: result.summarizerMs, summarizerCalls: result.summarizerCalls };
+  }
+  return {
+    point: result.point,
+    projection,
+    summarizerMs: result.summarizerMs,
+    summarizerCalls: result.summarizerCalls,
+    report: {
+      messagesFolded: plan.cut - context.point.coveredCount,
+      quotesRejected: result.quotesRejected,
+      decisions: [plan.decision],
+    },
+  };
+}
+
+/**
+ * Whether folding to `cut` could shrink the prompt at all: with a state no larger than the current one (the empty
+ * state's pair at the least), the prompt at the cut (a pinned user message included) must be smaller than now.
+ */
+function shrinks({ call, point, projection, tokens }: Context, cut: number): boolean {
+  const stateTokens = call.services.stateTokens(point.state ?? EMPTY_SESSION_STATE);
+  return projection.layout.total(cut, stateTokens) < tokens;
+}

@@ -1,0 +1,100 @@
+import type { ContextCompressionError } from '../errors.js';
+import type { CompressionDecision, TriggerName } from './decisions.js';
+
+/**
+ * Reported by a call that changed what the model sees: it folded or dropped messages, or shortened a tool result
+ * that the previous call did not. Calls that only reuse an earlier compression stay silent.
+ */
+export interface CompressEvent {
+  readonly trigger: TriggerName;
+  readonly decisions: readonly CompressionDecision[];
+  /** Estimated prompt tokens before and after, calibrated to the provider's count. */
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  /** Messages folded into the session state by this call. */
+  readonly messagesFolded: number;
+  /** Messages dropped without a summary (summarizer failure over the hard limit). */
+  readonly messagesDropped: number;
+  /** Tool results this call newly masked (observation masking), and the tokens that freed. */
+  readonly observationsMasked: { readonly count: number; readonly tokensFreed: number };
+  /** Tool results this call newly replaced on the model's request (the redaction tool), and the tokens freed. */
+  readonly observationsRedacted: { readonly count: number; readonly tokensFreed: number };
+  /** Tool results this call newly shortened (by relevance, every block kept or named) because each alone was too large (earlier calls' cuts are not counted again). */
+  readonly toolResultsTruncated: number;
+  /**
+   * The recall block this call placed before the latest user message (chunks quoted and tokens, 0 when none), how
+   * many blocks made for earlier user messages it took out of the prompt, and how many quoted pieces it took out of
+   * blocks because the model redacted their tool results.
+   */
+  readonly recalled: {
+    readonly chunks: number;
+    readonly tokens: number;
+    readonly blocksDropped: number;
+    readonly piecesRedacted: number;
+  };
+  /** Salience quotes the summarizer returned that were not verbatim in the folded messages, and were dropped. */
+  readonly quotesRejected: number;
+  /** Time the summarizer took, 0 when none ran. */
+  readonly summarizerMs: number;
+  /**
+   * Summarizer calls this call made: one per fold, several for a fold larger than the summarizer's window (see
+   * `summarizerContextWindow`); 0 when none ran or the state came from another instance.
+   */
+  readonly summarizerCalls: number;
+  /** Whether a stored state was reused instead of summarizing again. */
+  readonly reusedState: boolean;
+  /** Prompt tokens at the start of this call's prompt that are byte-identical to the previous call's. */
+  readonly cacheablePrefixTokens: number;
+}
+
+/** Reported when something failed but the call went on (a summarizer error, the hard limit not reached). */
+export interface CompressionErrorEvent {
+  readonly error: ContextCompressionError;
+  /**
+   * What the engine did instead: sent the prompt uncompressed, dropped the oldest turns, went on over the hard limit,
+   * (an embedder failure) ranked and compared texts by their words alone, (a store failure or an invalid record) went
+   * on as if the store held nothing and kept nothing, (unpaired tool calls or results) left them out of the prompt,
+   * (a token counter that threw or returned no number) counted about four characters a token,
+   * (a listener that threw) simply went on, (the provider rejected the prompt as too long) sent the call again
+   * compressed to fit what it learned, or (the retry was rejected too) passed the provider's error to the caller;
+   * (a prompt that would have broken a promise, a `BrokenPromiseError`) left a stage's plan out, or sent what the
+   * previous call of the conversation sent, continued.
+   */
+  readonly fallback:
+    | 'sent-uncompressed'
+    | 'dropped-oldest-turns'
+    | 'over-hard-limit'
+    | 'lexical'
+    | 'without-store'
+    | 'left-out-unpaired'
+    | 'approximate-count'
+    | 'continued'
+    | 'retried'
+    | 'rethrown'
+    | 'plan-rejected'
+    | 'previous-prompt';
+}
+
+/**
+ * What one call sent, whether or not it changed anything (`onCall`): for dashboards and pages that show every request,
+ * where `onCompress` tells only of the calls that changed what the model sees. Tokens are the provider's (calibrated).
+ * A call sent as it came without counting all of it (proven far below the thresholds) counts its token figures when
+ * they are read: the same numbers, paid for only by a listener that reads them.
+ */
+export interface CallReport {
+  /**
+   * The history as the caller sent it, with the system prompt and the tool definitions (and the awareness block, which
+   * every prompt carries).
+   */
+  readonly historyTokens: number;
+  /** The prompt the model received. */
+  readonly promptTokens: number;
+  /** Leading tokens the prompt shares with the previous call's prompt of the conversation: what a prompt cache reads. */
+  readonly cacheablePrefixTokens: number;
+  /** Messages of the history the prompt leaves out: folded into the session state, or dropped. */
+  readonly messagesOutOfPrompt: number;
+  /** Whether the prompt carries the session state (made by this call or an earlier one, in any instance). */
+  readonly stateInPrompt: boolean;
+  /** This call's changes, when it made any: the event `onCompress` hears. */
+  readonly event: CompressEvent | undefined;
+}
