@@ -24,6 +24,8 @@ export interface StageReport {
   readonly masked: { readonly count: number; readonly tokensFreed: number };
   readonly messagesFolded: number;
   readonly messagesDropped: number;
+  /** Folds made on request or for the budget (the forced fold and the budget's), besides the semantic ones. */
+  readonly budgetFolds: number;
   readonly summarizerMs: number;
   /** Summarizer calls made (a fold larger than the summarizer's window takes several). */
   readonly summarizerCalls: number;
@@ -32,6 +34,8 @@ export interface StageReport {
   readonly quotesRejected: number;
   /** An earlier call's provisional drop was undone: its messages are sent again (a change of the prompt). */
   readonly restored: boolean;
+  /** A recall block was chosen for the latest user message (possibly empty: nothing worth quoting). */
+  readonly recallChosen: boolean;
   /** The recall block this call made (chunks quoted, tokens) and the older blocks it took out. */
   readonly recalled: {
     readonly chunks: number;
@@ -50,11 +54,13 @@ export const EMPTY_STAGE_REPORT: StageReport = Object.freeze({
   masked: Object.freeze({ count: 0, tokensFreed: 0 }),
   messagesFolded: 0,
   messagesDropped: 0,
+  budgetFolds: 0,
   summarizerMs: 0,
   summarizerCalls: 0,
   failure: undefined,
   quotesRejected: 0,
   restored: false,
+  recallChosen: false,
   recalled: Object.freeze({ chunks: 0, tokens: 0, blocksDropped: 0, piecesRedacted: 0 }),
   broken: Object.freeze([]),
 });
@@ -84,8 +90,6 @@ export interface StageContext<Call> {
   /** Tokens of the prompt at `point`. */
   readonly tokens: number;
   readonly report: StageReport;
-  /** The stages whose plans moved the point so far, in order (a stage that ran several times, as often). */
-  readonly applied: readonly Stage<Call>[];
 }
 
 /** What a stage asks for: a new point (or the same one, to report only) and what it adds to the report. */
@@ -93,9 +97,8 @@ export interface StagePlan {
   readonly point: CompressionPoint;
   /** The projection at `point`, when the stage knows it already (the loop projects `point` otherwise). */
   readonly projection?: Projection;
-  /** Kept only when the prompt at `point` is smaller than now; `onDiscarded` hears when it is not. */
+  /** Kept only when the prompt at `point` is smaller than now. */
   readonly onlyIfSmaller?: boolean;
-  readonly onDiscarded?: () => void;
   /**
    * Messages left out without a summary because a summary failed or waits: the record keeps the point before the
    * first such plan as its fold point (so a later call summarizes those messages), this one as its provisional drop.
@@ -114,12 +117,26 @@ export interface StagePlan {
   readonly summarizerCalls?: number;
 }
 
-/** One step of the pipeline: plans from where the call stands, or returns nothing when it has nothing to do. */
-export interface Stage<Call> {
+/**
+ * A stage's plan as it is made: at once, or step by step when the stage needs what only the loop may do for it (an
+ * effect: summarize, read or write the store): each effect is yielded, the loop runs it and resumes the stage with
+ * its result, and the plan is what the stage returns last.
+ */
+export type Planning<Effect> =
+  | StagePlan
+  | undefined
+  | Promise<StagePlan | undefined>
+  | AsyncGenerator<Effect, StagePlan | undefined, unknown>;
+
+/**
+ * One step of the pipeline: plans from where the call stands, or returns nothing when it has nothing to do. A stage
+ * never calls a summarizer or a store itself: it asks for them as effects (see `Planning`).
+ */
+export interface Stage<Call, Effect = never> {
   readonly name: string;
   /** How many times in a row the stage may run while its plans move the point (1 when absent). */
   readonly rounds?: number;
-  plan(context: StageContext<Call>): StagePlan | undefined | Promise<StagePlan | undefined>;
+  plan(context: StageContext<Call>): Planning<Effect>;
 }
 
 /** A point with what the model sees there and its tokens. */
@@ -143,11 +160,13 @@ export function addToReport(report: StageReport, part: Partial<StageReport>): St
       : masked,
     messagesFolded: report.messagesFolded + (part.messagesFolded ?? 0),
     messagesDropped: report.messagesDropped + (part.messagesDropped ?? 0),
+    budgetFolds: report.budgetFolds + (part.budgetFolds ?? 0),
     summarizerMs: report.summarizerMs + (part.summarizerMs ?? 0),
     summarizerCalls: report.summarizerCalls + (part.summarizerCalls ?? 0),
     failure: part.failure ?? report.failure,
     quotesRejected: report.quotesRejected + (part.quotesRejected ?? 0),
     restored: report.restored || part.restored === true,
+    recallChosen: report.recallChosen || part.recallChosen === true,
     broken: part.broken?.length ? [...report.broken, ...part.broken] : report.broken,
     recalled: part.recalled
       ? {

@@ -1,4 +1,5 @@
 import type { DecideStage } from '../stages/decide-call.js';
+import { waits } from '../stages/effects.js';
 import { applyDrop, planDrop } from './drop-plans.js';
 
 /**
@@ -52,7 +53,7 @@ export const restoreProvisionalDrop: DecideStage = {
 /** The last resort: the oldest turns leave without a summary while the prompt is over the hard limit. */
 export const hardLimitDrop: DecideStage = {
   name: 'hard-limit-drop',
-  plan: async ({ call, point, projection, tokens, report }) => {
+  plan: async function* ({ call, point, projection, tokens, report }) {
     const { facts, services } = call;
     if (tokens <= facts.limits.hardLimit) return undefined;
     const plan = planDrop({
@@ -68,7 +69,7 @@ export const hardLimitDrop: DecideStage = {
       point: applyDrop(point, plan),
       onlyIfSmaller: true,
       // made because a summary failed or waits, not by design (folding off, or still over after folding)
-      provisional: report.failure !== undefined || (services.settings.folding && (await call.backingOff())),
+      provisional: report.failure !== undefined || (services.settings.folding && (yield* waits())),
       report: { messagesDropped: plan.cut - point.coveredCount, decisions: [plan.decision] },
     };
   },

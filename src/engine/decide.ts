@@ -3,6 +3,7 @@ import type { CompressionPoint } from '../call/compression-point.js';
 import type { Projection } from '../call/projection.js';
 import type { StageReport } from '../call/stage.js';
 import { carryProvisionalDrop, hardLimitDrop, restoreProvisionalDrop } from '../dropping/drop-stages.js';
+import type { FoldRunner } from '../folding/fold-runner.js';
 import {
   budgetFolds,
   forcedFold,
@@ -10,12 +11,14 @@ import {
   semanticFoldsAfterBudget,
   semanticFoldsAfterRecall,
 } from '../folding/fold-stages.js';
+import type { FoldsAhead } from '../folding/folds-ahead.js';
 import { maskResults, maskResultsAfterFold } from '../masking/masking-stage.js';
 import type { ProvisionalDrop } from '../persistence/state-records.js';
 import { recallForLatest, reviewRecallBlocks } from '../recall/recall-stages.js';
 import type { DecideCall, DecideStage, StageServices } from '../stages/decide-call.js';
+import type { DecideEffect } from '../stages/effects.js';
 import { cacheEconomics } from '../strategies/cache-economics.js';
-import { type PointMeasure, runStages } from './run-stages.js';
+import { type PointMeasure, type RunEffect, runStages } from './run-stages.js';
 
 /**
  * The stages of a call, in order. Masking first (cheapest to undo from the cache's view); finished segments folded
@@ -38,7 +41,7 @@ export const DECIDE_STAGES: readonly DecideStage[] = [
   reviewRecallBlocks,
   recallForLatest,
   semanticFoldsAfterRecall,
-  maskResultsAfterFold([semanticFolds, forcedFold, budgetFolds, semanticFoldsAfterBudget, semanticFoldsAfterRecall]),
+  maskResultsAfterFold,
 ];
 
 /** Where the stages left a call: the point, what the model sees there, and what changed on the way. */
@@ -57,6 +60,7 @@ export interface Decided extends StageReport {
 /** Runs the stages of a call from its starting point. */
 export async function decide(
   services: StageServices,
+  effects: EffectParts,
   {
     facts,
     start,
@@ -82,7 +86,6 @@ export async function decide(
   },
   stages: readonly DecideStage[] = DECIDE_STAGES,
 ): Promise<Decided> {
-  let backingOff: Promise<boolean> | undefined;
   const call: DecideCall = {
     facts,
     services,
@@ -90,10 +93,6 @@ export async function decide(
     tokensBefore,
     pressure: force || tokensBefore > facts.limits.compressAt,
     economics: cacheEconomics(services.cachePricing, facts),
-    backingOff: () => {
-      backingOff ??= services.folds.backingOff(facts);
-      return backingOff;
-    },
     provisional,
   };
   const { point, projection, beforeProvisional, report } = await runStages(
@@ -109,9 +108,40 @@ export async function decide(
       settles: (from, end) => end.tokens <= facts.limits.hardLimit || end.tokens <= from.tokens,
       ...(unsettled ? { unsettled } : {}),
     },
+    effectsOf(facts, effects),
   );
   // a drop made by design (folding off, or still over after folding) lasts; one a failed or waiting summary forced
   // does not: those turns are summarized by the next call whose summarizer works
   const lasting = beforeProvisional && point.coveredCount > beforeProvisional.coveredCount ? beforeProvisional : point;
   return { ...report, point, lasting, projection };
+}
+
+/** What runs the effects the stages ask for: the fold runner (the summarizer, the store) and the summaries ahead. */
+export interface EffectParts {
+  readonly folds: FoldRunner;
+  /** Undefined when summaries are not made ahead of time (no stage then asks for them). */
+  readonly ahead: FoldsAhead | undefined;
+}
+
+/**
+ * Runs a call's effects (see `DecideEffect`): whether folding waits is read from the store once per call, when a fold
+ * or a drop is first planned (only calls that would change the prompt read it).
+ */
+export function effectsOf(facts: CallFacts, { folds, ahead }: EffectParts): RunEffect<DecideCall, DecideEffect> {
+  let waits: Promise<boolean> | undefined;
+  return async (effect) => {
+    switch (effect.kind) {
+      case 'summarize':
+        return folds.run(facts, effect.point, effect.plan);
+      case 'back-off':
+        return folds.discarded(facts);
+      case 'waits':
+        waits ??= folds.backingOff(facts);
+        return waits;
+      case 'find-ahead':
+        return ahead?.find(facts, effect.point, effect.projection);
+      case 'summarize-ahead':
+        return ahead?.plan(facts, effect.point, effect.cut, effect.replaces);
+    }
+  };
 }

@@ -45,6 +45,8 @@ export interface EngineParts {
   readonly promises: PromiseKeeper;
   readonly reporter: CallReporter;
   readonly unchangedCalls: UnchangedCalls;
+  /** The summarizer's folds, with the store's lease and waits. */
+  readonly folds: FoldRunner;
   /** Summaries made ahead of time, when on. */
   readonly ahead: FoldsAhead | undefined;
   readonly services: StageServices;
@@ -90,12 +92,7 @@ export function engineParts(options: CompressionOptions): EngineParts {
       descriptions: memory.projections.descriptions,
       terms: memory.terms,
     },
-    folds,
-    ahead: ahead && {
-      active: () => !settings.ahead?.signal?.aborted,
-      find: (facts, point, projection) => ahead.find(facts, point, projection),
-      plan: (facts, point, cut, replaces) => ahead.plan(facts, point, cut, replaces),
-    },
+    aheadActive: () => ahead !== undefined && !settings.ahead?.signal?.aborted,
     recall,
     project: (facts, point) => assembly.project(facts, point),
     total: (projection, point) => assembly.total(projection, point),
@@ -124,6 +121,7 @@ export function engineParts(options: CompressionOptions): EngineParts {
       reporter,
       semantic ? (facts) => services.boundaries(facts, semantic) : undefined,
     ),
+    folds,
     ahead,
     services,
   };

@@ -87,7 +87,7 @@ export class CompressionEngine {
       facts,
       checks,
       withRefit(
-        await decide(services, {
+        await decide(services, this.parts, {
           facts,
           start,
           startProjection,

@@ -3,6 +3,7 @@ import type { Projection } from '../call/projection.js';
 import {
   addToReport,
   EMPTY_STAGE_REPORT,
+  type Planning,
   type PointAt,
   type PromiseBreak,
   type Stage,
@@ -43,15 +44,20 @@ export interface StagesResult {
   readonly report: StageReport;
 }
 
+/** Runs the effects a stage asks for (summarize, read or write the store), with where the call stood when asked. */
+export type RunEffect<Call, Effect> = (effect: Effect, context: StageContext<Call>) => Promise<unknown>;
+
 /**
- * Runs the stages in their order: each plans from the context, the loop applies the plan (projects its point, keeps
- * it or not) and the next stage plans from the result. A stage with `rounds` runs again while its plans move the point.
+ * Runs the stages in their order: each plans from the context (the loop running the effects it asks for), the loop
+ * applies the plan (projects its point, checks it, keeps it or not) and the next stage plans from the result. A stage
+ * with `rounds` runs again while its plans move the point.
  */
-export async function runStages<Call>(
-  stages: readonly Stage<Call>[],
+export async function runStages<Call, Effect = never>(
+  stages: readonly Stage<Call, Effect>[],
   call: Call,
   start: { point: CompressionPoint; projection: Projection },
   measure: PointMeasure,
+  runEffect?: RunEffect<Call, Effect>,
 ): Promise<StagesResult> {
   let context = startContext(call, start, measure);
   let beforeProvisional: CompressionPoint | undefined;
@@ -59,9 +65,9 @@ export async function runStages<Call>(
   const stops = [{ context, beforeProvisional }];
   for (const stage of stages) {
     for (let round = 0; round < (stage.rounds ?? 1); round++) {
-      const plan = await stage.plan(context);
+      const plan = await planned(stage.plan(context), context, runEffect);
       if (!plan) break;
-      const next = applyPlan(context, stage, plan, measure);
+      const next = applyPlan(context, stage.name, plan, measure);
       if (plan.provisional && next.point !== context.point) beforeProvisional ??= context.point;
       const moved = next.point !== context.point;
       context = next;
@@ -70,6 +76,27 @@ export async function runStages<Call>(
     }
   }
   return settled(stops, context, measure);
+}
+
+/** A stage's plan, the effects it asked for run in turn (see `Planning`). */
+export async function planned<Call, Effect>(
+  planning: Planning<Effect>,
+  context: StageContext<Call>,
+  runEffect: RunEffect<Call, Effect> | undefined,
+): Promise<StagePlan | undefined> {
+  if (!isGenerator(planning)) return planning;
+  let step = await planning.next();
+  while (!step.done) {
+    if (!runEffect) throw new Error(`a stage asked for an effect the loop cannot run: ${JSON.stringify(step.value)}`);
+    step = await planning.next(await runEffect(step.value, context));
+  }
+  return step.value;
+}
+
+function isGenerator<Effect>(
+  planning: Planning<Effect>,
+): planning is AsyncGenerator<Effect, StagePlan | undefined, unknown> {
+  return typeof planning === 'object' && planning !== null && Symbol.asyncIterator in planning;
 }
 
 /**
@@ -110,13 +137,13 @@ function startContext<Call>(
   { point, projection }: { point: CompressionPoint; projection: Projection },
   measure: PointMeasure,
 ): StageContext<Call> {
-  return { call, point, projection, tokens: measure.total(projection, point), report: EMPTY_STAGE_REPORT, applied: [] };
+  return { call, point, projection, tokens: measure.total(projection, point), report: EMPTY_STAGE_REPORT };
 }
 
 /** The context after a plan: its point, when kept, with its projection and its part of the report. */
 function applyPlan<Call>(
   context: StageContext<Call>,
-  stage: Stage<Call>,
+  stage: string,
   plan: StagePlan,
   measure: PointMeasure,
 ): StageContext<Call> {
@@ -127,11 +154,8 @@ function applyPlan<Call>(
   if (plan.point === context.point) return { ...context, report: addToReport(spent, plan.report ?? {}) };
   const projection = plan.projection ?? measure.project(plan.point);
   const tokens = measure.total(projection, plan.point);
-  if (plan.onlyIfSmaller && tokens >= context.tokens) {
-    plan.onDiscarded?.();
-    return { ...context, report: spent };
-  }
-  const broken = measure.check?.(stage.name, context, { point: plan.point, projection, tokens }, plan);
+  if (plan.onlyIfSmaller && tokens >= context.tokens) return { ...context, report: spent };
+  const broken = measure.check?.(stage, context, { point: plan.point, projection, tokens }, plan);
   if (broken) return { ...context, report: addToReport(spent, { broken: [broken] }) };
   return {
     ...context,
@@ -139,6 +163,5 @@ function applyPlan<Call>(
     projection,
     tokens,
     report: addToReport(spent, plan.report ?? {}),
-    applied: [...context.applied, stage],
   };
 }

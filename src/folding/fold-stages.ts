@@ -1,9 +1,9 @@
 import type { CompressionPoint } from '../call/compression-point.js';
 import type { StageContext, StagePlan } from '../call/stage.js';
-import { recallForLatest } from '../recall/recall-stages.js';
 import type { CompressionDecision } from '../reports/decisions.js';
 import { EMPTY_SESSION_STATE } from '../session-state/session-state.js';
 import type { DecideCall, DecideStage } from '../stages/decide-call.js';
+import { backOff, type Effects, findAhead, summarize, summarizeAhead, waits } from '../stages/effects.js';
 import { type FoldPlan, planBudgetFold, planSemanticFold, weighFold } from './fold-plans.js';
 
 /** Semantic folds one run of the stage may make in a row (each one summarizer call). */
@@ -23,7 +23,7 @@ export const semanticFolds: DecideStage = {
 /** A forced call folds once on request (nothing when its turn was folded already). */
 export const forcedFold: DecideStage = {
   name: 'forced-fold',
-  plan: (context) => (context.call.force ? fold(context, budgetPlan(context, true), true) : undefined),
+  plan: (context) => (context.call.force ? fold(context, budgetPlan(context, true), { forced: true }) : undefined),
 };
 
 /**
@@ -33,12 +33,14 @@ export const forcedFold: DecideStage = {
 export const budgetFolds: DecideStage = {
   name: 'budget-folds',
   rounds: MAX_BUDGET_FOLDS,
-  plan: async (context) => {
-    if (foldsOfBudget(context) >= MAX_BUDGET_FOLDS) return undefined;
+  plan: async function* (context) {
+    if (context.report.budgetFolds >= MAX_BUDGET_FOLDS) return undefined;
     const plan = budgetPlan(context, false);
     // a shorter fold pending is taken when it takes the prompt below the threshold (else the deeper fold is planned)
     const takes = (cut: number) => belowThreshold(context, cut);
-    return plan && foldWhenSummarized(context, plan, { canWait: budgetWaits(context), takes });
+    return (
+      plan && (yield* foldWhenSummarized(context, plan, { canWait: budgetWaits(context), takes, forBudget: true }))
+    );
   },
 };
 
@@ -58,7 +60,7 @@ function budgetWaits({ call, tokens }: Pick<Context, 'call' | 'tokens'>): boolea
  * forced and the prompt is below the hard limit.
  */
 export function budgetFoldMayWait(context: Pick<Context, 'call' | 'tokens'>): boolean {
-  return context.call.services.ahead?.active() === true && !context.call.force && budgetWaits(context);
+  return context.call.services.aheadActive() && !context.call.force && budgetWaits(context);
 }
 
 /**
@@ -70,25 +72,27 @@ export function budgetFoldMayWait(context: Pick<Context, 'call' | 'tokens'>): bo
  * planned now takes its place (planned ahead again when it can wait), so a shallow fold planned earlier never holds
  * back the deeper one the prompt needs, and never leaves the oldest turns to a drop.
  */
-async function foldWhenSummarized(
+async function* foldWhenSummarized(
   context: Context,
   plan: FoldPlan,
   {
     canWait,
     takes,
+    forBudget,
   }: {
     canWait: boolean;
+    /** The budget's fold (else a finished segment's). */
+    forBudget: boolean;
     /**
      * Whether the fold takes a pending fold short of its own cut, when it can wait (one at or past its cut is always
      * taken, and any that shrinks the prompt when it cannot wait).
      */
     takes: (cut: number) => boolean;
   },
-): Promise<StagePlan | undefined> {
+): Effects<StagePlan | undefined> {
   const { call, point, projection } = context;
-  const { ahead } = call.services;
-  if (!ahead?.active()) return fold(context, plan, false);
-  const found = await ahead.find(call.facts, point, projection);
+  if (!call.services.aheadActive()) return yield* fold(context, plan, { forBudget });
+  const found = yield* findAhead(point, projection);
   // a shorter one is taken when the fold finds it of use, or it was planned in place of another already (so that
   // folds planned deeper and deeper never hold the prompt back)
   const taken = found && (found.cut >= plan.cut || found.replaces || !canWait || takes(found.cut));
@@ -96,13 +100,13 @@ async function foldWhenSummarized(
   if (pending && (pending.due || !canWait)) {
     // a fold whose state outweighs what it folds waits a few messages, unless a deeper one replaces it now
     const deeper = plan.cut > pending.cut;
-    const folded = await fold(context, withCut(plan, point, pending.cut), false, { backOff: !deeper });
+    const folded = yield* fold(context, withCut(plan, point, pending.cut), { forBudget, backOff: !deeper });
     if (!deeper || folded?.point !== context.point) return folded;
   }
-  if (!canWait) return fold(context, plan, false);
+  if (!canWait) return yield* fold(context, plan, { forBudget });
   // one fold pending at a time: it is made once due
   if (pending && !pending.due) return undefined;
-  if (shrinks(context, plan.cut)) await ahead.plan(call.facts, point, plan.cut, found !== undefined);
+  if (shrinks(context, plan.cut)) yield* summarizeAhead(point, plan.cut, found !== undefined);
   return undefined;
 }
 
@@ -123,7 +127,7 @@ function withCut(plan: FoldPlan, point: CompressionPoint, cut: number): FoldPlan
 export const semanticFoldsAfterBudget: DecideStage = {
   name: 'semantic-folds-after-budget',
   rounds: MAX_SEMANTIC_FOLDS,
-  plan: (context) => (foldsOfBudget(context) > 0 ? semanticFold(context) : undefined),
+  plan: (context) => (context.report.budgetFolds > 0 ? semanticFold(context) : undefined),
 };
 
 /**
@@ -134,20 +138,15 @@ export const semanticFoldsAfterRecall: DecideStage = {
   name: 'semantic-folds-after-recall',
   rounds: MAX_SEMANTIC_FOLDS,
   plan: (context) =>
-    foldsOfBudget(context) > 0 && context.applied.includes(recallForLatest) ? semanticFold(context) : undefined,
+    context.report.budgetFolds > 0 && context.report.recallChosen ? semanticFold(context) : undefined,
 };
-
-/** Folds this call made on request or for the budget so far. */
-function foldsOfBudget(context: Context): number {
-  return context.applied.filter((stage) => stage === forcedFold || stage === budgetFolds).length;
-}
 
 /** Whether folding is on (whether it waits after a recent failure is asked once a fold is planned). */
 function folding({ call }: Context): boolean {
   return call.services.settings.folding;
 }
 
-async function semanticFold(context: Context): Promise<StagePlan | undefined> {
+async function* semanticFold(context: Context): Effects<StagePlan | undefined> {
   if (!folding(context)) return undefined;
   const { semantic } = context.call.services.settings;
   let deferred: CompressionDecision | undefined;
@@ -164,13 +163,14 @@ async function semanticFold(context: Context): Promise<StagePlan | undefined> {
         })
       : undefined;
   // a conversation waiting after a failure neither folds nor reports a fold it defers
-  if ((!plan && !deferred) || (await context.call.backingOff())) return undefined;
+  if (!plan && !deferred) return undefined;
+  if (yield* waits()) return undefined;
   // a shorter fold pending is taken when it pays on its own, as the segment's did (else the segment's is planned)
   const takes = (cut: number) => {
     const { freed, pays } = weighFold(foldWeights(context), cut);
     return pays && freed >= (semantic ? semantic.minTokens : 0);
   };
-  const folded = plan && (await foldWhenSummarized(context, plan, { canWait: true, takes }));
+  const folded = plan && (yield* foldWhenSummarized(context, plan, { canWait: true, takes, forBudget: false }));
   if (folded || !deferred) return folded;
   return { point: context.point, report: { deferred: [deferred] } };
 }
@@ -209,16 +209,19 @@ function budgetPlan(context: Context, forced: boolean): FoldPlan | undefined {
  * Runs a fold: kept when it shrank the prompt (or was forced). Not run after a failure in this call, nor when it could
  * not shrink the prompt even with a state no larger than today's (unless forced).
  */
-async function fold(
+async function* fold(
   context: Context,
   plan: FoldPlan | undefined,
-  forced: boolean,
-  { backOff = true }: { backOff?: boolean } = {},
-): Promise<StagePlan | undefined> {
+  {
+    forced = false,
+    forBudget = forced,
+    backOff: backsOff = true,
+  }: { forced?: boolean; forBudget?: boolean; backOff?: boolean },
+): Effects<StagePlan | undefined> {
   if (!plan || context.report.failure || (!forced && !shrinks(context, plan.cut))) return undefined;
-  if (await context.call.backingOff()) return undefined;
+  if (yield* waits()) return undefined;
   const { facts, services } = context.call;
-  const result = await services.folds.run(facts, context.point, plan);
+  const result = yield* summarize(context.point, plan);
   if (result.failure) {
     return { point: context.point, summarizerMs: result.summarizerMs, report: { failure: result.failure } };
   }
@@ -228,7 +231,7 @@ async function fold(
   // a forced fold may grow a short prompt, never one over the hard limit (the budget's folds go on from there)
   const total = services.total(projection, result.point);
   if (total >= context.tokens && (!forced || total > facts.limits.hardLimit)) {
-    if (backOff && !forced) await services.folds.discarded(facts);
+    if (backsOff && !forced) yield* backOff();
     return { point: context.point, summarizerMs: result.summarizerMs, summarizerCalls: result.summarizerCalls };
   }
   return {
@@ -238,6 +241,7 @@ async function fold(
     summarizerCalls: result.summarizerCalls,
     report: {
       messagesFolded: plan.cut - context.point.coveredCount,
+      ...(forBudget && { budgetFolds: 1 }),
       quotesRejected: result.quotesRejected,
       decisions: [plan.decision],
     },

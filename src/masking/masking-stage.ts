@@ -32,13 +32,13 @@ export const maskResults: DecideStage = {
  * them (the same request sends the same prompt on any instance): its pressure is the prompt's size now, its cache
  * arithmetic the prompt after the fold.
  */
-export const maskResultsAfterFold = (folds: readonly DecideStage[]): DecideStage => ({
+export const maskResultsAfterFold: DecideStage = {
   name: 'masking-after-fold',
   plan: (context) =>
-    context.applied.some((stage) => folds.includes(stage))
+    context.report.messagesFolded > 0
       ? maskingPlan(context, context.call.force || context.tokens > context.call.facts.limits.compressAt)
       : undefined,
-});
+};
 
 /**
  * Tokens masking would free where a call stands if the prompt were over the threshold (every candidate cleared): what

@@ -18,8 +18,10 @@ export const reviewRecallBlocks: DecideStage = {
  */
 export const recallForLatest: DecideStage = {
   name: 'recall-for-latest',
-  plan: ({ call, point, projection, tokens }) =>
-    call.facts.limits.maxRecallTokens > 0
-      ? call.services.recall.choose(call.facts, point, projection, tokens)
-      : undefined,
+  plan: async ({ call, point, projection, tokens }) => {
+    if (call.facts.limits.maxRecallTokens <= 0) return undefined;
+    const plan = await call.services.recall.choose(call.facts, point, projection, tokens);
+    // the report tells the stages after it that a choice was made (what a call from the stored point starts with)
+    return plan && plan.point !== point ? { ...plan, report: { ...plan.report, recallChosen: true } } : plan;
+  },
 };

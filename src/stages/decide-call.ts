@@ -3,7 +3,6 @@ import type { CompressionPoint } from '../call/compression-point.js';
 import type { Projection } from '../call/projection.js';
 import type { Stage } from '../call/stage.js';
 import type { MessageMeter } from '../counting/message-meter.js';
-import type { FoldRunner } from '../folding/fold-runner.js';
 import type { Boundary, SemanticTriggerSettings } from '../folding/semantic-triggers.js';
 import type { CallDescriptions, Memo } from '../masking/observation-masking.js';
 import type { TermMemo } from '../masking/staleness.js';
@@ -13,9 +12,10 @@ import type { RecallStage } from '../recall/recall-stage.js';
 import type { SessionState } from '../session-state/session-state.js';
 import type { Quotes, ResultInUse } from '../signals/results-in-use.js';
 import type { CacheEconomics } from '../strategies/cache-economics.js';
+import type { DecideEffect } from './effects.js';
 
 /**
- * What the stages work with: the resolved settings, the engine's memos, fold runner and recall, and how to project a
+ * What the stages work with: the resolved settings, the engine's memos and recall, and how to project a
  * point and count it. Plain capabilities: the strategies the stages call get data only.
  */
 export interface StageServices {
@@ -27,25 +27,11 @@ export interface StageServices {
     readonly descriptions: CallDescriptions;
     readonly terms: TermMemo;
   };
-  readonly folds: FoldRunner;
-  /** Summaries made ahead of time (see `FoldsAhead`), undefined when off: folds that can wait are put off. */
-  readonly ahead:
-    | {
-        /** False once the engine is closed (`summarizeAhead.signal` aborted): folds are then made at once. */
-        active(): boolean;
-        /** The fold pending for this point, if one is and still fits the history, and whether it is due. */
-        find(
-          facts: CallFacts,
-          point: CompressionPoint,
-          projection: Projection,
-        ): Promise<{ cut: number; due: boolean; replaces: boolean } | undefined>;
-        /**
-         * Plans a fold of this point to `cut`, made from a later call on, its summary started in the background;
-         * `replaces`: in place of a shorter one that was of no use.
-         */
-        plan(facts: CallFacts, point: CompressionPoint, cut: number, replaces?: boolean): Promise<void>;
-      }
-    | undefined;
+  /**
+   * Whether summaries are made ahead of time and still may be (`summarizeAhead.signal` not aborted): folds that can
+   * wait are then put off. False when they are off.
+   */
+  aheadActive(): boolean;
   readonly recall: RecallStage;
   project(facts: CallFacts, point: CompressionPoint): Projection;
   total(projection: Projection, point: CompressionPoint): number;
@@ -68,14 +54,9 @@ export interface DecideCall {
   /** Over the threshold at the start, or forced: the cache breaks anyway, masking clears every candidate. */
   readonly pressure: boolean;
   readonly economics: CacheEconomics;
-  /**
-   * Whether folding waits after a recent summarizer failure: read once, when a fold or a drop is first planned (the
-   * store is read only by calls that would change the prompt).
-   */
-  readonly backingOff: () => Promise<boolean>;
   /** The drop an earlier call made because its summarizer failed, from the stored record. */
   readonly provisional: ProvisionalDrop | undefined;
 }
 
-/** One stage of the decide pipeline. */
-export type DecideStage = Stage<DecideCall>;
+/** One stage of the decide pipeline: it asks the engine for the summarizer and the store as effects. */
+export type DecideStage = Stage<DecideCall, DecideEffect>;

@@ -57,10 +57,10 @@ describe('engineParts', () => {
   it('makes summaries ahead of time with a summarizer named model:..., not with a function', () => {
     const withModel = engineParts(optionsOf([], { summarizer: { name: 'model:small', summarize } }));
     expect(withModel.ahead).toBeDefined();
-    expect(withModel.services.ahead).toBeDefined();
+    expect(withModel.services.aheadActive()).toBe(true);
     const withFunction = engineParts(optionsOf([], { summarizer: summarize }));
     expect(withFunction.ahead).toBeUndefined();
-    expect(withFunction.services.ahead).toBeUndefined();
+    expect(withFunction.services.aheadActive()).toBe(false);
   });
 
   it('makes no summaries ahead of time when they are turned off, or folding is', () => {

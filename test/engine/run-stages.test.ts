@@ -76,14 +76,45 @@ describe('runStages', () => {
     expect(measure.total(result.projection)).toBe(500);
   });
 
-  it('gives every stage the same call, the tokens at its point and the stages applied so far', async () => {
+  it('gives every stage the same call, the tokens at its point and the report so far', async () => {
     const first = folds('first', 1);
     const contexts: Context[] = [];
     const last: Stage<{ label: string }> = { name: 'last', plan: (context) => void contexts.push(context) };
     await runStages([first, last], { label: 'call' }, start(), measure);
     expect(contexts[0]?.call).toEqual({ label: 'call' });
     expect(contexts[0]?.tokens).toBe(900);
-    expect(contexts[0]?.applied).toEqual([first]);
+    expect(contexts[0]?.point.coveredCount).toBe(1);
+    expect(contexts[0]?.report.decisions.map((each) => each.details)).toEqual(['first']);
+  });
+
+  it('runs the effects a stage asks for, in order, and resumes it with each result', async () => {
+    const asked: string[] = [];
+    const stage: Stage<{ label: string }, string> = {
+      name: 'asks',
+      plan: async function* ({ point: at }) {
+        const first = (yield 'summarize') as number;
+        const second = (yield `store ${first}`) as number;
+        return { point: point(at.coveredCount + first + second) };
+      },
+    };
+    const runEffect = vi.fn(async (effect: string, context: StageContext<{ label: string }>) => {
+      asked.push(`${effect} at ${context.point.coveredCount}`);
+      return effect === 'summarize' ? 2 : 1;
+    });
+    const result = await runStages([stage], { label: '' }, start(), measure, runEffect);
+    expect(asked).toEqual(['summarize at 0', 'store 2 at 0']);
+    expect(result.point.coveredCount).toBe(3);
+  });
+
+  it('fails clearly when a stage asks for an effect and nothing runs effects', async () => {
+    const stage: Stage<{ label: string }, string> = {
+      name: 'asks',
+      plan: async function* () {
+        yield 'summarize';
+        return undefined;
+      },
+    };
+    await expect(runStages([stage], { label: '' }, start(), measure)).rejects.toThrow(/effect the loop cannot run/);
   });
 
   it('runs a stage again while its plans move the point, up to its rounds', async () => {
@@ -114,24 +145,21 @@ describe('runStages', () => {
   });
 
   it('keeps a plan marked onlyIfSmaller only when the prompt shrank; the summarizer time counts either way', async () => {
-    const onDiscarded = vi.fn();
     const grows: Stage<{ label: string }> = {
       name: 'grows',
       plan: ({ point: at }) => ({
         point: point(at.coveredCount + 1),
         projection: { tokens: 5_000 } as unknown as Projection,
         onlyIfSmaller: true,
-        onDiscarded,
         summarizerMs: 7,
         report: { messagesFolded: 1 },
       }),
     };
     const after = vi.fn((_context: Context) => undefined);
     const result = await runStages([grows, { name: 'after', plan: after }], { label: '' }, start(), measure);
-    expect(onDiscarded).toHaveBeenCalledOnce();
     expect(result.point.coveredCount).toBe(0);
     expect(result.report).toEqual({ ...EMPTY_STAGE_REPORT, summarizerMs: 7 });
-    expect(after.mock.calls[0]?.[0].applied).toEqual([]);
+    expect(after.mock.calls[0]?.[0].point.coveredCount).toBe(0);
 
     const shrinks = await runStages([folds('shrinks', 2, { onlyIfSmaller: true })], { label: '' }, start(), measure);
     expect(shrinks.point.coveredCount).toBe(2);

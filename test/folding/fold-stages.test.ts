@@ -1,7 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { CallFacts } from '../../src/call/call-facts.js';
 import type { CompressionPoint } from '../../src/call/compression-point.js';
-import { EMPTY_STAGE_REPORT, type Stage, type StageContext, type StageReport } from '../../src/call/stage.js';
+import { EMPTY_STAGE_REPORT, type StageContext, type StagePlan, type StageReport } from '../../src/call/stage.js';
+import { type EffectParts, effectsOf } from '../../src/engine/decide.js';
+import { planned } from '../../src/engine/run-stages.js';
 import { SummarizerError } from '../../src/errors.js';
 import { FoldRunner } from '../../src/folding/fold-runner.js';
 import {
@@ -13,17 +15,17 @@ import {
   semanticFoldsAfterBudget,
   semanticFoldsAfterRecall,
 } from '../../src/folding/fold-stages.js';
+import type { FoldsAhead } from '../../src/folding/folds-ahead.js';
 import type { Boundary } from '../../src/folding/semantic-triggers.js';
 import { DEFAULT_SEMANTIC_TRIGGER_OPTIONS } from '../../src/options/compression-options.js';
 import type { EngineSettings } from '../../src/options/engine-settings.js';
 import { DEFAULT_REDACTION_TOOL_NAME, DEFAULT_STATE_ACKNOWLEDGEMENT } from '../../src/options/prompts.js';
 import { RecallStage } from '../../src/recall/recall-stage.js';
-import { recallForLatest } from '../../src/recall/recall-stages.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../../src/recall/render-recall.js';
 import { sessionStateMessages } from '../../src/session-state/render-session-state.js';
 import type { SessionState } from '../../src/session-state/session-state.js';
 import type { ResultInUse } from '../../src/signals/results-in-use.js';
-import type { DecideCall, StageServices } from '../../src/stages/decide-call.js';
+import type { DecideCall, DecideStage, StageServices } from '../../src/stages/decide-call.js';
 import type { SummarizeInput } from '../../src/summarizers/summarizer.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { callFacts, economics, pointAt, projectAt } from '../helpers/call-facts.js';
@@ -94,7 +96,7 @@ const SEMANTIC = { ...DEFAULT_SEMANTIC_TRIGGER_OPTIONS, minTokens: 200 };
 const stateTokens = (state: SessionState | undefined) =>
   state ? sessionStateMessages(state).reduce((sum, message) => sum + meter.measure(message).tokens, 0) : 0;
 
-type Ahead = NonNullable<StageServices['ahead']>;
+type Ahead = Pick<FoldsAhead, 'find' | 'plan'> & { active(): boolean };
 /** Summaries ahead that found `found` pending, recording what is planned. */
 function aheadOf(found?: Awaited<ReturnType<Ahead['find']>>, active = true) {
   return {
@@ -145,8 +147,7 @@ function servicesOf({
     cachePricing: { read: 0.1, write: 1.25 },
     meter,
     memos: { placeholderTokens: new Map(), descriptions: new WeakMap(), terms: new Map() },
-    folds: runner,
-    ahead,
+    aheadActive: () => ahead?.active() ?? false,
     recall: new RecallStage(meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, { onEmbedderError: () => {} }),
     project: (facts, point) => projectAt(facts, point),
     total: (projection, point) => projection.layout.total(point.coveredCount, stateTokens(point.state)),
@@ -155,7 +156,17 @@ function servicesOf({
     quotes: () => new Map(),
     boundaries: () => boundaries,
   };
+  effectParts.set(services, { folds: runner, ahead: ahead as unknown as FoldsAhead | undefined });
   return { services, runner, summarize };
+}
+
+/** What runs each test's effects, by its services (as the engine runs them for a call). */
+const effectParts = new WeakMap<StageServices, EffectParts>();
+
+/** A stage's plan, the effects it asks for run as the engine runs them. */
+function planOf(stage: DecideStage, context: Context): Promise<StagePlan | undefined> {
+  const parts = effectParts.get(context.call.services) as EffectParts;
+  return planned(stage.plan(context), context, effectsOf(context.call.facts, parts));
 }
 
 /** Where a call of `messages` stands at `point` (nothing compressed by default). */
@@ -165,13 +176,11 @@ function contextOf(
   {
     force = false,
     pays = true,
-    applied = [],
     report = EMPTY_STAGE_REPORT,
     maxStateTokens,
   }: {
     force?: boolean;
     pays?: boolean;
-    applied?: readonly Stage<DecideCall>[];
     report?: StageReport;
     maxStateTokens?: number;
   } = {},
@@ -181,7 +190,6 @@ function contextOf(
   const point = pointAt(facts);
   const projection = services.project(facts, point);
   const tokens = services.total(projection, point);
-  let backingOff: Promise<boolean> | undefined;
   const call: DecideCall = {
     facts,
     services,
@@ -189,19 +197,15 @@ function contextOf(
     tokensBefore: tokens,
     pressure: force || tokens > facts.limits.compressAt,
     economics: economics(pays),
-    backingOff: () => {
-      backingOff ??= services.folds.backingOff(facts);
-      return backingOff;
-    },
     provisional: undefined,
   };
-  return { call, point, projection, tokens, report, applied };
+  return { call, point, projection, tokens, report };
 }
 
 describe('budgetFolds', () => {
   it('plans nothing with folding off', async () => {
     const { services, summarize } = servicesOf({ folding: false });
-    expect(await budgetFolds.plan(contextOf(services, loop(7)))).toBeUndefined();
+    expect(await planOf(budgetFolds, contextOf(services, loop(7)))).toBeUndefined();
     expect(summarize).not.toHaveBeenCalled();
   });
 
@@ -209,7 +213,7 @@ describe('budgetFolds', () => {
     const { services, summarize } = servicesOf();
     const context = contextOf(services, loop(5));
     expect(context.tokens).toBeLessThanOrEqual(context.call.facts.limits.compressAt);
-    expect(await budgetFolds.plan(context)).toBeUndefined();
+    expect(await planOf(budgetFolds, context)).toBeUndefined();
     expect(summarize).not.toHaveBeenCalled();
   });
 
@@ -217,7 +221,7 @@ describe('budgetFolds', () => {
     const { services, summarize } = servicesOf();
     const context = contextOf(services, loop(7));
     expect(context.tokens).toBeGreaterThan(context.call.facts.limits.compressAt);
-    const plan = await budgetFolds.plan(context);
+    const plan = await planOf(budgetFolds, context);
 
     expect(plan?.point.coveredCount).toBe(13);
     expect(plan?.point.state).toMatchObject(STATE);
@@ -242,7 +246,7 @@ describe('budgetFolds', () => {
       },
     });
     const context = contextOf(services, loop(7));
-    const plan = await budgetFolds.plan(context);
+    const plan = await planOf(budgetFolds, context);
 
     expect(plan?.point).toBe(context.point);
     expect(plan?.report?.failure?.reason).toBe('threw');
@@ -254,7 +258,7 @@ describe('budgetFolds', () => {
   it('keeps the point and backs off when the state outweighs what the fold freed', async () => {
     const { services, runner, summarize } = servicesOf({ answer: () => stateOf(2_000) });
     const context = contextOf(services, loop(7), { maxStateTokens: 5_000 });
-    const plan = await budgetFolds.plan(context);
+    const plan = await planOf(budgetFolds, context);
 
     expect(summarize).toHaveBeenCalledOnce();
     expect(plan?.point).toBe(context.point);
@@ -267,7 +271,7 @@ describe('budgetFolds', () => {
     const { services, runner, summarize } = servicesOf();
     const context = contextOf(services, loop(7));
     await runner.discarded(context.call.facts);
-    expect(await budgetFolds.plan(context)).toBeUndefined();
+    expect(await planOf(budgetFolds, context)).toBeUndefined();
     expect(summarize).not.toHaveBeenCalled();
   });
 
@@ -275,30 +279,30 @@ describe('budgetFolds', () => {
     const { services, summarize } = servicesOf();
     const failure = new SummarizerError({ summarizer: 'test', reason: 'timeout' });
     const context = contextOf(services, loop(7), { report: { ...EMPTY_STAGE_REPORT, failure } });
-    expect(await budgetFolds.plan(context)).toBeUndefined();
+    expect(await planOf(budgetFolds, context)).toBeUndefined();
     expect(summarize).not.toHaveBeenCalled();
   });
 
   it('stops once the call made MAX_BUDGET_FOLDS folds for the budget or on request', async () => {
     expect(MAX_BUDGET_FOLDS).toBe(3);
     const { services } = servicesOf();
-    const full = contextOf(services, loop(7), { applied: [forcedFold, budgetFolds, budgetFolds] });
-    expect(await budgetFolds.plan(full)).toBeUndefined();
-    const room = contextOf(services, loop(7), { applied: [budgetFolds, semanticFolds, budgetFolds] });
-    expect((await budgetFolds.plan(room))?.point.coveredCount).toBe(13);
+    const full = contextOf(services, loop(7), { report: { ...EMPTY_STAGE_REPORT, budgetFolds: 3 } });
+    expect(await planOf(budgetFolds, full)).toBeUndefined();
+    const room = contextOf(services, loop(7), { report: { ...EMPTY_STAGE_REPORT, budgetFolds: 2 } });
+    expect((await planOf(budgetFolds, room))?.point.coveredCount).toBe(13);
   });
 });
 
 describe('forcedFold', () => {
   it('folds nothing unless the call is forced', async () => {
     const { services, summarize } = servicesOf();
-    expect(await forcedFold.plan(contextOf(services, loop(7)))).toBeUndefined();
+    expect(await planOf(forcedFold, contextOf(services, loop(7)))).toBeUndefined();
     expect(summarize).not.toHaveBeenCalled();
   });
 
   it('folds nothing on request with folding off', async () => {
     const { services, summarize } = servicesOf({ folding: false });
-    expect(await forcedFold.plan(contextOf(services, turns(), { force: true }))).toBeUndefined();
+    expect(await planOf(forcedFold, contextOf(services, turns(), { force: true }))).toBeUndefined();
     expect(summarize).not.toHaveBeenCalled();
   });
 
@@ -306,7 +310,7 @@ describe('forcedFold', () => {
     const { services } = servicesOf();
     const context = contextOf(services, turns(), { force: true });
     expect(context.tokens).toBeLessThan(context.call.facts.limits.compressAt);
-    const plan = await forcedFold.plan(context);
+    const plan = await planOf(forcedFold, context);
 
     expect(plan?.point.coveredCount).toBe(6);
     expect(plan?.report?.messagesFolded).toBe(6);
@@ -319,7 +323,7 @@ describe('forcedFold', () => {
   it('keeps a forced fold that grows a short prompt below the hard limit, without backing off', async () => {
     const { services, runner } = servicesOf({ answer: () => stateOf(800) });
     const context = contextOf(services, turns(), { force: true, maxStateTokens: 5_000 });
-    const plan = await forcedFold.plan(context);
+    const plan = await planOf(forcedFold, context);
 
     const after = services.total(plan?.projection ?? context.projection, plan?.point ?? context.point);
     expect(after).toBeGreaterThan(context.tokens);
@@ -331,7 +335,7 @@ describe('forcedFold', () => {
   it('leaves the point when the forced fold takes the prompt over the hard limit, without backing off', async () => {
     const { services, runner } = servicesOf({ answer: () => stateOf(2_000) });
     const context = contextOf(services, turns(), { force: true, maxStateTokens: 5_000 });
-    const plan = await forcedFold.plan(context);
+    const plan = await planOf(forcedFold, context);
 
     expect(plan?.point).toBe(context.point);
     expect(plan?.report).toBeUndefined();
@@ -343,7 +347,7 @@ describe('semanticFolds', () => {
   it('folds a finished segment below the threshold when the fold pays', async () => {
     const { services, summarize } = servicesOf({ semantic: SEMANTIC });
     const context = contextOf(services, loop(5));
-    const plan = await semanticFolds.plan(context);
+    const plan = await planOf(semanticFolds, context);
 
     expect(plan?.point.coveredCount).toBe(7);
     expect(plan?.report?.messagesFolded).toBe(7);
@@ -356,29 +360,29 @@ describe('semanticFolds', () => {
 
   it('folds nothing when the fold would not pay for its cache break', async () => {
     const { services, summarize } = servicesOf({ semantic: SEMANTIC });
-    expect(await semanticFolds.plan(contextOf(services, loop(5), { pays: false }))).toBeUndefined();
+    expect(await planOf(semanticFolds, contextOf(services, loop(5), { pays: false }))).toBeUndefined();
     expect(summarize).not.toHaveBeenCalled();
   });
 
   it('folds nothing without semantic triggers, or with folding off', async () => {
     const without = servicesOf();
-    expect(await semanticFolds.plan(contextOf(without.services, loop(5)))).toBeUndefined();
+    expect(await planOf(semanticFolds, contextOf(without.services, loop(5)))).toBeUndefined();
     const off = servicesOf({ semantic: SEMANTIC, folding: false });
-    expect(await semanticFolds.plan(contextOf(off.services, loop(5)))).toBeUndefined();
+    expect(await planOf(semanticFolds, contextOf(off.services, loop(5)))).toBeUndefined();
     expect(without.summarize).not.toHaveBeenCalled();
     expect(off.summarize).not.toHaveBeenCalled();
   });
 
   it('leaves a forced call, and a prompt over the threshold, to the other folds', async () => {
     const { services, summarize } = servicesOf({ semantic: SEMANTIC });
-    expect(await semanticFolds.plan(contextOf(services, loop(5), { force: true }))).toBeUndefined();
-    expect(await semanticFolds.plan(contextOf(services, loop(7)))).toBeUndefined();
+    expect(await planOf(semanticFolds, contextOf(services, loop(5), { force: true }))).toBeUndefined();
+    expect(await planOf(semanticFolds, contextOf(services, loop(7)))).toBeUndefined();
     expect(summarize).not.toHaveBeenCalled();
   });
 
   it('folds nothing when the segment frees less than the minimum', async () => {
     const { services, summarize } = servicesOf({ semantic: { ...SEMANTIC, minTokens: 5_000 } });
-    expect(await semanticFolds.plan(contextOf(services, loop(5)))).toBeUndefined();
+    expect(await planOf(semanticFolds, contextOf(services, loop(5)))).toBeUndefined();
     expect(summarize).not.toHaveBeenCalled();
   });
 
@@ -386,7 +390,7 @@ describe('semanticFolds', () => {
     const quoted: ResultInUse[] = [{ key: 'r1', callId: 'read-1', messageIndex: 4, term: 'v1', lastUse: 9 }];
     const { services, summarize } = servicesOf({ semantic: SEMANTIC, quoted });
     const context = contextOf(services, loop(5));
-    const plan = await semanticFolds.plan(context);
+    const plan = await planOf(semanticFolds, context);
 
     expect(summarize).not.toHaveBeenCalled();
     expect(plan?.point).toBe(context.point);
@@ -401,7 +405,7 @@ describe('semanticFolds', () => {
   it('folds a segment whose results are quoted only within it', async () => {
     const quoted: ResultInUse[] = [{ key: 'r1', callId: 'read-1', messageIndex: 4, term: 'v1', lastUse: 5 }];
     const { services } = servicesOf({ semantic: SEMANTIC, quoted });
-    expect((await semanticFolds.plan(contextOf(services, loop(5))))?.point.coveredCount).toBe(7);
+    expect((await planOf(semanticFolds, contextOf(services, loop(5))))?.point.coveredCount).toBe(7);
   });
 
   it('neither folds nor reports a fold put off while the conversation backs off', async () => {
@@ -409,13 +413,13 @@ describe('semanticFolds', () => {
     const { services, runner } = servicesOf({ semantic: SEMANTIC, quoted });
     const context = contextOf(services, loop(5));
     await runner.discarded(context.call.facts);
-    expect(await semanticFolds.plan(context)).toBeUndefined();
+    expect(await planOf(semanticFolds, context)).toBeUndefined();
   });
 
   it('discards a fold whose state outweighs what it folds, and backs off', async () => {
     const { services, runner, summarize } = servicesOf({ semantic: SEMANTIC, answer: () => stateOf(1_000) });
     const context = contextOf(services, loop(5), { maxStateTokens: 5_000 });
-    const plan = await semanticFolds.plan(context);
+    const plan = await planOf(semanticFolds, context);
 
     expect(summarize).toHaveBeenCalledOnce();
     expect(plan?.point).toBe(context.point);
@@ -431,7 +435,7 @@ describe('semanticFolds', () => {
       },
     });
     const context = contextOf(services, loop(5));
-    const plan = await semanticFolds.plan(context);
+    const plan = await planOf(semanticFolds, context);
 
     expect(plan?.point).toBe(context.point);
     expect(SummarizerError.isInstance(plan?.report?.failure)).toBe(true);
@@ -441,23 +445,35 @@ describe('semanticFolds', () => {
 describe('semantic folds after a budget fold', () => {
   it('weighs the segments again only after a fold for the budget or on request', async () => {
     const { services } = servicesOf({ semantic: SEMANTIC });
-    expect(await semanticFoldsAfterBudget.plan(contextOf(services, loop(5)))).toBeUndefined();
+    expect(await planOf(semanticFoldsAfterBudget, contextOf(services, loop(5)))).toBeUndefined();
     expect(
-      await semanticFoldsAfterBudget.plan(contextOf(services, loop(5), { applied: [semanticFolds] })),
+      await planOf(
+        semanticFoldsAfterBudget,
+        contextOf(services, loop(5), { report: { ...EMPTY_STAGE_REPORT, messagesFolded: 2 } }),
+      ),
     ).toBeUndefined();
-    const afterBudget = await semanticFoldsAfterBudget.plan(contextOf(services, loop(5), { applied: [budgetFolds] }));
+    const afterBudget = await planOf(
+      semanticFoldsAfterBudget,
+      contextOf(services, loop(5), { report: { ...EMPTY_STAGE_REPORT, budgetFolds: 1 } }),
+    );
     expect(afterBudget?.point.coveredCount).toBe(7);
-    const afterForced = await semanticFoldsAfterBudget.plan(contextOf(services, loop(5), { applied: [forcedFold] }));
+    const afterForced = await planOf(
+      semanticFoldsAfterBudget,
+      contextOf(services, loop(5), { report: { ...EMPTY_STAGE_REPORT, budgetFolds: 1 } }),
+    );
     expect(afterForced?.point.coveredCount).toBe(7);
   });
 
   it('weighs them once more after recall only when a budget fold and a recall block were both made', async () => {
     const { services } = servicesOf({ semantic: SEMANTIC });
-    const planAfter = (applied: Stage<DecideCall>[]) =>
-      semanticFoldsAfterRecall.plan(contextOf(services, loop(5), { applied }));
-    expect(await planAfter([budgetFolds])).toBeUndefined();
-    expect(await planAfter([recallForLatest])).toBeUndefined();
-    expect((await planAfter([budgetFolds, recallForLatest]))?.point.coveredCount).toBe(7);
+    const planAfter = (budgetFolds: number, recallChosen: boolean) =>
+      planOf(
+        semanticFoldsAfterRecall,
+        contextOf(services, loop(5), { report: { ...EMPTY_STAGE_REPORT, budgetFolds, recallChosen } }),
+      );
+    expect(await planAfter(1, false)).toBeUndefined();
+    expect(await planAfter(0, true)).toBeUndefined();
+    expect((await planAfter(1, true))?.point.coveredCount).toBe(7);
   });
 });
 
@@ -469,7 +485,7 @@ describe('budgetFoldMayWait', () => {
     const withAhead = (ahead: Ahead | undefined, force = false) => ({
       ...context.call,
       force,
-      services: { ...services, ahead },
+      services: { ...services, aheadActive: () => ahead?.active() ?? false },
     });
 
     expect(budgetFoldMayWait({ call: withAhead(aheadOf()), tokens: hardLimit })).toBe(true);
@@ -485,7 +501,7 @@ describe('folds with summaries made ahead of time', () => {
     const ahead = aheadOf();
     const { services, summarize } = servicesOf({ ahead });
     const context = contextOf(services, loop(7));
-    expect(await budgetFolds.plan(context)).toBeUndefined();
+    expect(await planOf(budgetFolds, context)).toBeUndefined();
 
     expect(summarize).not.toHaveBeenCalled();
     expect(ahead.plan).toHaveBeenCalledOnce();
@@ -495,7 +511,7 @@ describe('folds with summaries made ahead of time', () => {
   it('waits for a pending fold that is not due yet', async () => {
     const ahead = aheadOf({ cut: 13, due: false, replaces: false });
     const { services, summarize } = servicesOf({ ahead });
-    expect(await budgetFolds.plan(contextOf(services, loop(7)))).toBeUndefined();
+    expect(await planOf(budgetFolds, contextOf(services, loop(7)))).toBeUndefined();
     expect(summarize).not.toHaveBeenCalled();
     expect(ahead.plan).not.toHaveBeenCalled();
   });
@@ -503,7 +519,7 @@ describe('folds with summaries made ahead of time', () => {
   it('folds to the pending cut once it is due, saying it was summarized ahead', async () => {
     const ahead = aheadOf({ cut: 13, due: true, replaces: false });
     const { services } = servicesOf({ ahead });
-    const plan = await budgetFolds.plan(contextOf(services, loop(7)));
+    const plan = await planOf(budgetFolds, contextOf(services, loop(7)));
 
     expect(plan?.point.coveredCount).toBe(13);
     expect(plan?.report?.decisions?.[0]?.details).toMatch(/summarized ahead of time$/);
@@ -514,7 +530,7 @@ describe('folds with summaries made ahead of time', () => {
   it('takes a shorter pending fold that brings the prompt below the threshold', async () => {
     const ahead = aheadOf({ cut: 11, due: true, replaces: false });
     const { services } = servicesOf({ ahead });
-    const plan = await budgetFolds.plan(contextOf(services, loop(7)));
+    const plan = await planOf(budgetFolds, contextOf(services, loop(7)));
 
     expect(plan?.point.coveredCount).toBe(11);
     expect(plan?.report?.decisions?.[0]?.scope).toEqual({ kind: 'messages', from: 0, to: 11 });
@@ -525,7 +541,7 @@ describe('folds with summaries made ahead of time', () => {
     const ahead = aheadOf({ cut: 3, due: true, replaces: false });
     const { services, summarize } = servicesOf({ ahead });
     const context = contextOf(services, loop(7));
-    expect(await budgetFolds.plan(context)).toBeUndefined();
+    expect(await planOf(budgetFolds, context)).toBeUndefined();
 
     expect(summarize).not.toHaveBeenCalled();
     expect(ahead.plan.mock.calls[0]?.slice(1)).toEqual([context.point, 13, true]);
@@ -534,7 +550,7 @@ describe('folds with summaries made ahead of time', () => {
   it('takes a short pending fold that was itself planned in place of another', async () => {
     const ahead = aheadOf({ cut: 3, due: true, replaces: true });
     const { services } = servicesOf({ ahead });
-    const plan = await budgetFolds.plan(contextOf(services, loop(7)));
+    const plan = await planOf(budgetFolds, contextOf(services, loop(7)));
 
     expect(plan?.point.coveredCount).toBe(3);
     expect(ahead.plan).not.toHaveBeenCalled();
@@ -545,7 +561,7 @@ describe('folds with summaries made ahead of time', () => {
     const { services, summarize } = servicesOf({ ahead });
     const context = contextOf(services, loop(8));
     expect(context.tokens).toBeGreaterThan(context.call.facts.limits.hardLimit);
-    const plan = await budgetFolds.plan(context);
+    const plan = await planOf(budgetFolds, context);
 
     expect(plan?.point.coveredCount).toBe(15);
     expect(summarize).toHaveBeenCalledOnce();
@@ -555,7 +571,7 @@ describe('folds with summaries made ahead of time', () => {
   it('folds at once once summaries ahead are no longer active', async () => {
     const ahead = aheadOf(undefined, false);
     const { services } = servicesOf({ ahead });
-    const plan = await budgetFolds.plan(contextOf(services, loop(7)));
+    const plan = await planOf(budgetFolds, contextOf(services, loop(7)));
 
     expect(plan?.point.coveredCount).toBe(13);
     expect(ahead.find).not.toHaveBeenCalled();
@@ -565,7 +581,7 @@ describe('folds with summaries made ahead of time', () => {
     const ahead = aheadOf();
     const { services, summarize } = servicesOf({ semantic: SEMANTIC, ahead });
     const context = contextOf(services, loop(5));
-    expect(await semanticFolds.plan(context)).toBeUndefined();
+    expect(await planOf(semanticFolds, context)).toBeUndefined();
 
     expect(summarize).not.toHaveBeenCalled();
     expect(ahead.plan.mock.calls[0]?.slice(1)).toEqual([context.point, 7, false]);
