@@ -137,6 +137,47 @@ export interface Stage<Call, Effect = never> {
   /** How many times in a row the stage may run while its plans move the point (1 when absent). */
   readonly rounds?: number;
   plan(context: StageContext<Call>): Planning<Effect>;
+  /**
+   * When the stage looks again later in the same call: what another stage did since may change what it would plan (a
+   * fold for the budget leaves segments below the threshold; masking is weighed where the call ends after a fold). A
+   * stage is listed once; its second looks are declared here and scheduled by the loop (see `scheduled`).
+   */
+  readonly again?: readonly Again<Call, Effect>[];
+}
+
+/** Where the stages end: a second look `after` it comes once every stage (and every other second look) ran. */
+export const AT_THE_END = 'the end';
+
+/** A stage's second look: after which stage, on what condition, and with which plan when it is not the stage's own. */
+export interface Again<Call, Effect = never> {
+  /** The name of the stage after whose rounds it looks again, or `AT_THE_END`. */
+  readonly after: string;
+  /** Whether it looks (asked before each round): what happened since makes its plan worth asking for. */
+  when(context: StageContext<Call>): boolean;
+  /** The plan of the second look, when it weighs otherwise than the first (the stage's own when absent). */
+  plan?(context: StageContext<Call>): Planning<Effect>;
+}
+
+/**
+ * The stages as the loop runs them: each in its order, each second look right after the stage it follows (in the
+ * order the stages are listed), and those `AT_THE_END` last. A second look carries the name of its stage and of the
+ * stage it follows, so a promise it breaks names both.
+ */
+export function scheduled<Call, Effect>(stages: readonly Stage<Call, Effect>[]): Stage<Call, Effect>[] {
+  const looksAfter = (after: string): Stage<Call, Effect>[] =>
+    stages.flatMap((stage) =>
+      (stage.again ?? [])
+        .filter((again) => again.after === after)
+        .map((again) => {
+          const plan = again.plan ?? stage.plan;
+          return {
+            name: `${stage.name} (again, after ${after})`,
+            ...(stage.rounds !== undefined && { rounds: stage.rounds }),
+            plan: (context: StageContext<Call>) => (again.when(context) ? plan(context) : undefined),
+          };
+        }),
+    );
+  return [...stages.flatMap((stage) => [stage, ...looksAfter(stage.name)]), ...looksAfter(AT_THE_END)];
 }
 
 /** A point with what the model sees there and its tokens. */

@@ -4,15 +4,9 @@ import type { Projection } from '../call/projection.js';
 import type { StageReport } from '../call/stage.js';
 import { carryProvisionalDrop, hardLimitDrop, restoreProvisionalDrop } from '../dropping/drop-stages.js';
 import type { FoldRunner } from '../folding/fold-runner.js';
-import {
-  budgetFolds,
-  forcedFold,
-  semanticFolds,
-  semanticFoldsAfterBudget,
-  semanticFoldsAfterRecall,
-} from '../folding/fold-stages.js';
+import { budgetFolds, forcedFold, semanticFolds } from '../folding/fold-stages.js';
 import type { FoldsAhead } from '../folding/folds-ahead.js';
-import { maskResults, maskResultsAfterFold } from '../masking/masking-stage.js';
+import { maskResults } from '../masking/masking-stage.js';
 import type { ProvisionalDrop } from '../persistence/state-records.js';
 import { recallForLatest, reviewRecallBlocks } from '../recall/recall-stages.js';
 import type { DecideCall, DecideStage, StageServices } from '../stages/decide-call.js';
@@ -21,27 +15,25 @@ import { cacheEconomics } from '../strategies/cache-economics.js';
 import { type PointMeasure, type RunEffect, runStages } from './run-stages.js';
 
 /**
- * The stages of a call, in order. Masking first (cheapest to undo from the cache's view); finished segments folded
- * below the threshold, then the budget's folds, then the segments the budget fold left below it (a history ends at the
- * same point whether it arrives over the threshold or again, as a retry, from the stored one); the drop an earlier
- * failed summary made, carried or undone; the oldest turns dropped when the prompt is still over the hard limit;
- * then recall (older blocks kept or taken out, a block for a new user message); when a budget fold and a new block
- * were made, the segments weighed again with the block in the prompt; last, after any fold, masking weighed again where
- * the call ends. Both as a call from the stored point weighs them: the same request sends the same prompt anywhere.
+ * The stages of a call, in order, each listed once. Masking first (cheapest to undo from the cache's view); finished
+ * segments folded below the threshold, then the budget's folds; the drop an earlier failed summary made, carried or
+ * undone; the oldest turns dropped when the prompt is still over the hard limit; then recall (older blocks kept or
+ * taken out, a block for a new user message). The second looks the stages declare (`Stage.again`) come in between:
+ * the segments a budget fold left below the threshold, right after it, and again when recall then made a block (a
+ * history ends at the same point whether it arrives over the threshold or again, as a retry, from the stored one);
+ * last, after any fold, masking weighed where the call ends. Both as a call from the stored point weighs them: the
+ * same request sends the same prompt anywhere.
  */
 export const DECIDE_STAGES: readonly DecideStage[] = [
   maskResults,
   semanticFolds,
   forcedFold,
   budgetFolds,
-  semanticFoldsAfterBudget,
   carryProvisionalDrop,
   restoreProvisionalDrop,
   hardLimitDrop,
   reviewRecallBlocks,
   recallForLatest,
-  semanticFoldsAfterRecall,
-  maskResultsAfterFold,
 ];
 
 /** Where the stages left a call: the point, what the model sees there, and what changed on the way. */

@@ -10,6 +10,7 @@ import {
   type StageContext,
   type StagePlan,
   type StageReport,
+  scheduled,
 } from '../call/stage.js';
 
 /** How the loop sees a point: what the model sees there, and how many tokens that is. */
@@ -48,9 +49,9 @@ export interface StagesResult {
 export type RunEffect<Call, Effect> = (effect: Effect, context: StageContext<Call>) => Promise<unknown>;
 
 /**
- * Runs the stages in their order: each plans from the context (the loop running the effects it asks for), the loop
- * applies the plan (projects its point, checks it, keeps it or not) and the next stage plans from the result. A stage
- * with `rounds` runs again while its plans move the point.
+ * Runs the stages in their order, with the second looks they declare (see `scheduled`): each plans from the context
+ * (the loop running the effects it asks for), the loop applies the plan (projects its point, checks it, keeps it or
+ * not) and the next stage plans from the result. A stage with `rounds` runs again while its plans move the point.
  */
 export async function runStages<Call, Effect = never>(
   stages: readonly Stage<Call, Effect>[],
@@ -63,7 +64,7 @@ export async function runStages<Call, Effect = never>(
   let beforeProvisional: CompressionPoint | undefined;
   /** Where the call stood after each plan that moved it, to end at the last the stages may end at. */
   const stops = [{ context, beforeProvisional }];
-  for (const stage of stages) {
+  for (const stage of scheduled(stages)) {
     for (let round = 0; round < (stage.rounds ?? 1); round++) {
       const plan = await planned(stage.plan(context), context, runEffect);
       if (!plan) break;

@@ -18,6 +18,13 @@ export const semanticFolds: DecideStage = {
   name: 'semantic-folds',
   rounds: MAX_SEMANTIC_FOLDS,
   plan: (context) => semanticFold(context),
+  again: [
+    // the segments a budget fold left below the threshold, folded as a call from the stored point would fold them
+    { after: 'budget-folds', when: ({ report }) => report.budgetFolds > 0 },
+    // once more after recall chose a block: a call from the stored point starts with that block in its prompt, so the
+    // segments are weighed as it would weigh them (the same request sends the same prompt)
+    { after: 'recall-for-latest', when: ({ report }) => report.budgetFolds > 0 && report.recallChosen },
+  ],
 };
 
 /** A forced call folds once on request (nothing when its turn was folded already). */
@@ -122,24 +129,6 @@ function withCut(plan: FoldPlan, point: CompressionPoint, cut: number): FoldPlan
     },
   };
 }
-
-/** The segments a budget fold left below the threshold, folded as a call from the stored point would fold them. */
-export const semanticFoldsAfterBudget: DecideStage = {
-  name: 'semantic-folds-after-budget',
-  rounds: MAX_SEMANTIC_FOLDS,
-  plan: (context) => (context.report.budgetFolds > 0 ? semanticFold(context) : undefined),
-};
-
-/**
- * The same, once more after recall chose a block: a call from the stored point starts with that block in its prompt,
- * so the segments are weighed as it would weigh them (the same request sends the same prompt).
- */
-export const semanticFoldsAfterRecall: DecideStage = {
-  name: 'semantic-folds-after-recall',
-  rounds: MAX_SEMANTIC_FOLDS,
-  plan: (context) =>
-    context.report.budgetFolds > 0 && context.report.recallChosen ? semanticFold(context) : undefined,
-};
 
 /** Whether folding is on (whether it waits after a recent failure is asked once a fold is planned). */
 function folding({ call }: Context): boolean {

@@ -2,7 +2,7 @@ import type { CallFacts } from '../call/call-facts.js';
 import type { CompressionPoint } from '../call/compression-point.js';
 import type { Projection } from '../call/projection.js';
 import { recordFor } from '../call/record-for.js';
-import type { StageContext } from '../call/stage.js';
+import { AT_THE_END, type StageContext } from '../call/stage.js';
 import { budgetFoldMayWait } from '../folding/fold-stages.js';
 import type { DecideCall, DecideStage, StageServices } from '../stages/decide-call.js';
 import { cacheEconomics } from '../strategies/cache-economics.js';
@@ -15,6 +15,10 @@ type Context = StageContext<DecideCall>;
  * With summaries made ahead of time, a call under pressure below the hard limit may leave its fold to a later call
  * (the cache does not break anyway): the batch then clears every candidate only when that takes the prompt below the
  * threshold, and otherwise pays for its own break like a batch below it.
+ *
+ * After a fold, the results are weighed again where the call ends, as a call starting from the stored point weighs
+ * them (the same request sends the same prompt on any instance): its pressure is the prompt's size then, its cache
+ * arithmetic the prompt after the fold.
  */
 export const maskResults: DecideStage = {
   name: 'masking',
@@ -25,19 +29,14 @@ export const maskResults: DecideStage = {
     const below = all && tokens - all.report.masked.tokensFreed <= call.facts.limits.compressAt;
     return below ? all : maskingPlan(context, false);
   },
-};
-
-/**
- * After a fold, the results weighed again where the call now stands, as a call starting from the stored point weighs
- * them (the same request sends the same prompt on any instance): its pressure is the prompt's size now, its cache
- * arithmetic the prompt after the fold.
- */
-export const maskResultsAfterFold: DecideStage = {
-  name: 'masking-after-fold',
-  plan: (context) =>
-    context.report.messagesFolded > 0
-      ? maskingPlan(context, context.call.force || context.tokens > context.call.facts.limits.compressAt)
-      : undefined,
+  again: [
+    {
+      after: AT_THE_END,
+      when: ({ report }) => report.messagesFolded > 0,
+      plan: (context) =>
+        maskingPlan(context, context.call.force || context.tokens > context.call.facts.limits.compressAt),
+    },
+  ],
 };
 
 /**

@@ -2,11 +2,13 @@ import { describe, expect, it, vi } from 'vitest';
 import type { CompressionPoint } from '../../src/call/compression-point.js';
 import type { Projection } from '../../src/call/projection.js';
 import {
+  AT_THE_END,
   addToReport,
   EMPTY_STAGE_REPORT,
   type Stage,
   type StageContext,
   type StagePlan,
+  scheduled,
 } from '../../src/call/stage.js';
 import { DECIDE_STAGES } from '../../src/engine/decide.js';
 import { runStages } from '../../src/engine/run-stages.js';
@@ -290,20 +292,62 @@ describe('addToReport', () => {
 });
 
 describe('DECIDE_STAGES', () => {
+  it('lists each stage once', () => {
+    const names = DECIDE_STAGES.map((stage) => stage.name);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
   it('runs masking, the folds, the drops, recall, the segments weighed again with a new block, then masking after a fold', () => {
-    expect(DECIDE_STAGES.map((stage) => stage.name)).toEqual([
+    expect(scheduled(DECIDE_STAGES).map((stage) => stage.name)).toEqual([
       'masking',
       'semantic-folds',
       'forced-fold',
       'budget-folds',
-      'semantic-folds-after-budget',
+      'semantic-folds (again, after budget-folds)',
       'carry-provisional-drop',
       'restore-provisional-drop',
       'hard-limit-drop',
       'review-recall-blocks',
       'recall-for-latest',
-      'semantic-folds-after-recall',
-      'masking-after-fold',
+      'semantic-folds (again, after recall-for-latest)',
+      'masking (again, after the end)',
     ]);
+  });
+
+  it('schedules a second look after the stage it follows, asks its condition before each round, and ends with those at the end', async () => {
+    const seen: string[] = [];
+    const moves = (name: string): Stage<{ label: string }> => ({
+      name,
+      plan: ({ point: at }) => {
+        seen.push(name);
+        return { point: point(at.coveredCount + 1) };
+      },
+    });
+    const looks: Stage<{ label: string }> = {
+      name: 'looks',
+      rounds: 2,
+      plan: ({ point: at }) => {
+        seen.push(`looks at ${at.coveredCount}`);
+        return at.coveredCount < 3 ? { point: point(at.coveredCount + 1) } : undefined;
+      },
+      again: [
+        { after: AT_THE_END, when: () => true },
+        { after: 'a', when: ({ point: at }) => at.coveredCount > 100 },
+        { after: 'b', when: () => true },
+      ],
+    };
+    const stages = [looks, moves('a'), moves('b'), moves('c')];
+    expect(scheduled(stages).map((stage) => stage.name)).toEqual([
+      'looks',
+      'a',
+      'looks (again, after a)',
+      'b',
+      'looks (again, after b)',
+      'c',
+      'looks (again, after the end)',
+    ]);
+    const result = await runStages(stages, { label: '' }, start(), measure);
+    expect(seen).toEqual(['looks at 0', 'looks at 1', 'a', 'b', 'looks at 4', 'c', 'looks at 5']);
+    expect(result.point.coveredCount).toBe(5);
   });
 });

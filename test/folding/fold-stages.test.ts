@@ -1,8 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { CallFacts } from '../../src/call/call-facts.js';
 import type { CompressionPoint } from '../../src/call/compression-point.js';
-import { EMPTY_STAGE_REPORT, type StageContext, type StagePlan, type StageReport } from '../../src/call/stage.js';
-import { type EffectParts, effectsOf } from '../../src/engine/decide.js';
+import {
+  EMPTY_STAGE_REPORT,
+  type StageContext,
+  type StagePlan,
+  type StageReport,
+  scheduled,
+} from '../../src/call/stage.js';
+import { DECIDE_STAGES, type EffectParts, effectsOf } from '../../src/engine/decide.js';
 import { planned } from '../../src/engine/run-stages.js';
 import { SummarizerError } from '../../src/errors.js';
 import { FoldRunner } from '../../src/folding/fold-runner.js';
@@ -12,8 +18,6 @@ import {
   forcedFold,
   MAX_BUDGET_FOLDS,
   semanticFolds,
-  semanticFoldsAfterBudget,
-  semanticFoldsAfterRecall,
 } from '../../src/folding/fold-stages.js';
 import type { FoldsAhead } from '../../src/folding/folds-ahead.js';
 import type { Boundary } from '../../src/folding/semantic-triggers.js';
@@ -30,6 +34,12 @@ import type { SummarizeInput } from '../../src/summarizers/summarizer.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { callFacts, economics, pointAt, projectAt } from '../helpers/call-facts.js';
 import { meter } from '../helpers/fixtures.js';
+
+/** The second looks semantic folds declare, as the loop schedules them. */
+const secondLook = (after: string) =>
+  scheduled(DECIDE_STAGES).find((stage) => stage.name === `semantic-folds (again, after ${after})`) as DecideStage;
+const semanticFoldsAfterBudget = secondLook('budget-folds');
+const semanticFoldsAfterRecall = secondLook('recall-for-latest');
 
 type Context = StageContext<DecideCall>;
 
