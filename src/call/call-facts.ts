@@ -18,7 +18,7 @@ export interface CallFacts {
   /** Hash of the first message: the key of the conversation's index of compression points. */
   readonly anchor: string;
   /** Namespace, anchor, system prompt and tools: the key of per-conversation memory of this engine instance. */
-  readonly conversation: string;
+  readonly conversationKey: string;
   readonly system: readonly Message[];
   /**
    * The history as the engine works on it: messages equal to those of the previous call of this conversation are the

@@ -108,7 +108,7 @@ export class CallRecords {
     if (saved) await this.records.save({ scope: facts.scope, anchor: facts.anchor, record });
     await this.saveRecallChoice(facts, start, decided);
     this.memory.sentPrompts.remember(
-      facts.conversation,
+      facts.conversationKey,
       {
         history: { length: facts.messages.length, hash: facts.prefixHashes[facts.messages.length] as number },
         hashes: sent.map((measure) => measure.hash),

@@ -60,8 +60,8 @@ export class CallReporter {
       facts,
       view: decided.projection.view,
       covered: decided.point.coveredCount,
-      previousPrompt: this.prefixes.previous(facts.conversation),
-      previousTruncated: this.truncatedShown.get(facts.conversation) ?? new Set(),
+      previousPrompt: this.prefixes.previous(facts.conversationKey),
+      previousTruncated: this.truncatedShown.get(facts.conversationKey) ?? new Set(),
       meter: this.meter,
     });
     const announced =
@@ -92,8 +92,8 @@ export class CallReporter {
     tokensAfter: number;
     reusedState: boolean;
   }): { decisions: CompressionDecision[]; event: CompressEvent | undefined; report: CallReport } {
-    this.truncatedShown.set(facts.conversation, edits.truncatedShown);
-    const cacheablePrefixTokens = this.prefixes.update(facts.conversation, [...facts.fixedMeasures, ...sent]);
+    this.truncatedShown.set(facts.conversationKey, edits.truncatedShown);
+    const cacheablePrefixTokens = this.prefixes.update(facts.conversationKey, [...facts.fixedMeasures, ...sent]);
     const decisions = [...decided.decisions, ...edits.decisions];
     const outcome = {
       decisions,
@@ -142,11 +142,15 @@ export class CallReporter {
     /** The prompt's tokens, counted when called. */
     promptTokens: () => number;
   }): CallReport {
-    this.truncatedShown.set(facts.conversation, new Set());
+    this.truncatedShown.set(facts.conversationKey, new Set());
     const sentPrompt = [...facts.fixedMeasures, ...sent];
     const { ratio } = facts.limits;
     const historyTokens = this.historyCount(facts);
-    const count = promptCounts(promptTokens, this.prefixes.replace(facts.conversation, sentPrompt) ?? [], sentPrompt);
+    const count = promptCounts(
+      promptTokens,
+      this.prefixes.replace(facts.conversationKey, sentPrompt) ?? [],
+      sentPrompt,
+    );
     const report: CallReport = {
       get historyTokens() {
         return historyTokens();

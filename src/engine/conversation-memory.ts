@@ -58,7 +58,7 @@ export class ConversationMemory {
     let found = this.foundBoundaries.get(facts);
     if (!found) {
       found = this.segments.find({
-        conversation: facts.conversation,
+        conversation: facts.conversationKey,
         messages: facts.messages,
         steps: facts.steps,
         prefixHashes: facts.prefixHashes,
@@ -81,6 +81,6 @@ export class ConversationMemory {
 }
 
 /** What reading the results in use needs of a call's history. */
-function historyOf({ conversation, messages, prefixHashes, system, sites }: CallFacts): ScanInput {
-  return { conversation, messages, prefixHashes, system, sites };
+function historyOf({ conversationKey, messages, prefixHashes, system, sites }: CallFacts): ScanInput {
+  return { conversation: conversationKey, messages, prefixHashes, system, sites };
 }

@@ -9,7 +9,7 @@ import type { FoldsAhead } from '../folding/folds-ahead.js';
 import { maskResults } from '../masking/masking-stage.js';
 import type { ProvisionalDrop } from '../persistence/state-records.js';
 import { recallForLatest, reviewRecallBlocks } from '../recall/recall-stages.js';
-import type { DecideCall, DecideStage, StageServices } from '../stages/decide-call.js';
+import type { DecideStage, StageCall, StageServices } from '../stages/decide-call.js';
 import type { DecideEffect } from '../stages/effects.js';
 import { cacheEconomics } from '../strategies/cache-economics.js';
 import { type PointMeasure, type RunEffect, runStages } from './run-stages.js';
@@ -78,7 +78,7 @@ export async function decide(
   },
   stages: readonly DecideStage[] = DECIDE_STAGES,
 ): Promise<Decided> {
-  const call: DecideCall = {
+  const call: StageCall = {
     facts,
     services,
     force,
@@ -119,7 +119,7 @@ export interface EffectParts {
  * Runs a call's effects (see `DecideEffect`): whether folding waits is read from the store once per call, when a fold
  * or a drop is first planned (only calls that would change the prompt read it).
  */
-export function effectsOf(facts: CallFacts, { folds, ahead }: EffectParts): RunEffect<DecideCall, DecideEffect> {
+export function effectsOf(facts: CallFacts, { folds, ahead }: EffectParts): RunEffect<StageCall, DecideEffect> {
   let waits: Promise<boolean> | undefined;
   return async (effect) => {
     switch (effect.kind) {

@@ -14,7 +14,7 @@ import { guardedStore } from '../persistence/guarded-store.js';
 import { StateRecords } from '../persistence/state-records.js';
 import { memoryStateStore, type StateStore } from '../persistence/state-store.js';
 import { SummarizerRetries } from '../persistence/summarizer-retries.js';
-import { RecallStage } from '../recall/recall-stage.js';
+import { RecallPlanner } from '../recall/recall-planner.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../recall/render-recall.js';
 import type { StageServices } from '../stages/decide-call.js';
 import { toSummarizer } from '../summarizers/summarizer.js';
@@ -81,7 +81,7 @@ export function engineParts(options: CompressionOptions): EngineParts {
     settings.ahead && new FoldsAhead(folds, new FoldsAheadStore(store, stateTtlMs), settings.ahead, onError);
   const ownTools = new OwnToolsSeen(settings.awareness);
   const reporter = new CallReporter(listeners, meter, resolved.onCall !== undefined);
-  const recall = new RecallStage(meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, { embeddings, onEmbedderError });
+  const recall = new RecallPlanner(meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, { embeddings, onEmbedderError });
   const assembly = new PromptAssembly(meter, settings, memory, recall);
   const services: StageServices = {
     settings,

@@ -76,7 +76,7 @@ export class CompressionEngine {
     const facts = reader.read(pairedInput(input, listeners.onError, memory.pairings));
     this.parts.ahead?.paced(facts);
     const { found, stored, refitted } = await records.load(facts);
-    const unchanged = stored || input.force ? undefined : this.parts.unchangedCalls.send(facts);
+    const unchanged = stored || input.force ? undefined : this.parts.unchangedCalls.outputIfUnchanged(facts);
     if (unchanged) return promises.sentAsItCame(facts, found, promises.promises(facts, found), unchanged);
     const choices = await records.recallChoices(facts, stored);
     const checks = promises.promises(facts, found, choices);

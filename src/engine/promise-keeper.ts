@@ -35,7 +35,7 @@ export class PromiseKeeper {
   ): CallPromises {
     return new CallPromises({
       facts,
-      previous: this.memory.sentPrompts.previous(facts.conversation),
+      previous: this.memory.sentPrompts.previous(facts.conversationKey),
       found,
       choices,
       stateTokens: (state) => this.assembly.stateTokens(state),
@@ -83,7 +83,7 @@ export class PromiseKeeper {
     };
     const first = finish(decided);
     this.report(decided.broken, 'plan-rejected');
-    const previous = this.memory.sentPrompts.previous(facts.conversation)?.decided;
+    const previous = this.memory.sentPrompts.previous(facts.conversationKey)?.decided;
     const recoverable = first.breaks.some((each) => each.promise === 'continuity' || each.promise === 'recall-flip');
     if (first.breaks.length > 0) this.rejected(first.breaks[0]);
     if (!recoverable || !previous || !promises.owed()) {
@@ -110,7 +110,7 @@ export class PromiseKeeper {
     if (breaks.length > 0) this.rejected(breaks[0]);
     this.report(breaks, 'continued');
     this.memory.sentPrompts.remember(
-      facts.conversation,
+      facts.conversationKey,
       {
         history: { length: facts.messages.length, hash: facts.prefixHashes[facts.messages.length] as number },
         hashes,

@@ -3,7 +3,7 @@ import type { CompressionPoint } from '../call/compression-point.js';
 import type { Projection } from '../call/projection.js';
 import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import type { EngineSettings } from '../options/engine-settings.js';
-import type { RecallStage } from '../recall/recall-stage.js';
+import type { RecallPlanner } from '../recall/recall-planner.js';
 import { sessionStateMessages } from '../session-state/render-session-state.js';
 import type { SessionState } from '../session-state/session-state.js';
 import { rebindOriginals } from '../transcript/rebind-originals.js';
@@ -23,7 +23,7 @@ export class PromptAssembly {
     private readonly meter: MessageMeter,
     private readonly settings: Pick<EngineSettings, 'keepRecent' | 'acknowledgement'>,
     private readonly memory: ConversationMemory,
-    private readonly recalls: RecallStage,
+    private readonly recalls: RecallPlanner,
   ) {}
 
   /** What the model sees at a point: the edited messages and the token arithmetic of every cut. */

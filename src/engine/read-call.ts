@@ -77,7 +77,7 @@ export function readCall(transcript: Transcript, options: ReadCallOptions): Call
     namespace,
     scope,
     anchor,
-    conversation,
+    conversationKey: conversation,
     system,
     messages,
     input,

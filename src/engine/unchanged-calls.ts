@@ -22,7 +22,7 @@ export class UnchangedCalls {
   ) {}
 
   /** The output of a call no stage would change, or undefined when the proof fails: the stages decide. */
-  send(facts: CallFacts): CompressOutput | undefined {
+  outputIfUnchanged(facts: CallFacts): CompressOutput | undefined {
     const { meter } = this;
     if (!meter.bounded || facts.sites.length > 0) return undefined;
     if (this.boundaries && this.boundaries(facts).length > 0) return undefined;

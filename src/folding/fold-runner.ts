@@ -113,8 +113,8 @@ export class FoldRunner {
    * any instance sharing the store.
    */
   async backingOff(facts: CallFacts): Promise<boolean> {
-    const stored = await this.retries?.find(facts.scope, facts.conversation);
-    const retryAfter = Math.max(this.failures.get(facts.conversation) ?? 0, stored ?? 0);
+    const stored = await this.retries?.find(facts.scope, facts.conversationKey);
+    const retryAfter = Math.max(this.failures.get(facts.conversationKey) ?? 0, stored ?? 0);
     return facts.messages.length < retryAfter;
   }
 
@@ -126,8 +126,8 @@ export class FoldRunner {
    */
   async discarded(facts: CallFacts): Promise<void> {
     const from = facts.messages.length + SUMMARIZER_RETRY_AFTER_MESSAGES;
-    this.failures.set(facts.conversation, from);
-    await this.retries?.save(facts.scope, facts.conversation, from);
+    this.failures.set(facts.conversationKey, from);
+    await this.retries?.save(facts.scope, facts.conversationKey, from);
   }
 
   /** The summarizer's name, for its errors. */
@@ -176,7 +176,7 @@ export class FoldRunner {
     }
     try {
       const { state, rejected, calls } = await pending;
-      this.failures.delete(facts.conversation);
+      this.failures.delete(facts.conversationKey);
       const fitted = fitState(state, facts.limits.maxStateTokens, this.meter, this.acknowledgement);
       return {
         point: applyFold(point, plan.cut, fitted),
@@ -189,7 +189,7 @@ export class FoldRunner {
       // another instance is summarizing: its state is found by a later call, which need not wait a few messages
       if (error.reason === 'held-elsewhere') return { failure: error, summarizerMs: performance.now() - started };
       // this instance only: another one sharing the store may have a summarizer that works, and tries it
-      this.failures.set(facts.conversation, facts.messages.length + SUMMARIZER_RETRY_AFTER_MESSAGES);
+      this.failures.set(facts.conversationKey, facts.messages.length + SUMMARIZER_RETRY_AFTER_MESSAGES);
       return { failure: error, summarizerMs: performance.now() - started };
     }
   }

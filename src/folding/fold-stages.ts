@@ -2,7 +2,7 @@ import type { CompressionPoint } from '../call/compression-point.js';
 import type { StageContext, StagePlan } from '../call/stage.js';
 import type { CompressionDecision } from '../reports/decisions.js';
 import { EMPTY_SESSION_STATE } from '../session-state/session-state.js';
-import type { DecideCall, DecideStage } from '../stages/decide-call.js';
+import type { DecideStage, StageCall } from '../stages/decide-call.js';
 import { backOff, type Effects, findAhead, summarize, summarizeAhead, waits } from '../stages/effects.js';
 import { type FoldPlan, planBudgetFold, planSemanticFold, weighFold } from './fold-plans.js';
 
@@ -11,7 +11,7 @@ export const MAX_SEMANTIC_FOLDS = 3;
 /** Budget folds one call may make in a row (the forced one included), when a state came out larger than planned. */
 export const MAX_BUDGET_FOLDS = 3;
 
-type Context = StageContext<DecideCall>;
+type Context = StageContext<StageCall>;
 
 /** Finished segments folded below the threshold, each fold paying for its cache break. */
 export const semanticFolds: DecideStage = {

@@ -57,7 +57,7 @@ export class FoldsAhead {
 
   /** Notes a call of a conversation: the time since its previous call paces how far ahead folds are planned. */
   paced(facts: CallFacts, now = performance.now()): void {
-    const pace = this.paces.get(facts.conversation);
+    const pace = this.paces.get(facts.conversationKey);
     const interval = pace ? now - pace.last : undefined;
     const intervalMs =
       interval === undefined
@@ -65,7 +65,7 @@ export class FoldsAhead {
         : pace?.intervalMs === undefined
           ? interval
           : 0.7 * pace.intervalMs + 0.3 * interval;
-    this.paces.set(facts.conversation, { last: now, intervalMs });
+    this.paces.set(facts.conversationKey, { last: now, intervalMs });
   }
 
   /**
@@ -82,7 +82,7 @@ export class FoldsAhead {
   /** The history length from which a fold planned now is made: as many calls on as its summary takes. */
   private readyAt(facts: CallFacts): number {
     const perCall = Math.max(1, Math.round(facts.messages.length / Math.max(1, facts.stepCount)));
-    return facts.messages.length + perCall * this.callsAhead(facts.conversation);
+    return facts.messages.length + perCall * this.callsAhead(facts.conversationKey);
   }
 
   /**
@@ -100,7 +100,7 @@ export class FoldsAhead {
     },
   ): Promise<void> {
     if (this.settings.signal?.aborted) return;
-    const plan = planFoldAhead({ facts, ...at, calls: this.callsAhead(facts.conversation) });
+    const plan = planFoldAhead({ facts, ...at, calls: this.callsAhead(facts.conversationKey) });
     if (!plan) return;
     // one fold pending per conversation: planned by this instance, or another on the store
     const planned = await this.planned(facts);
@@ -124,7 +124,7 @@ export class FoldsAhead {
 
   /** The fold pending for the conversation, as this instance planned or read it, else as the store has it. */
   private async planned(facts: CallFacts): Promise<FoldAhead | undefined> {
-    return this.pending.get(facts.conversation) ?? (await this.store.find(facts.scope, facts.conversation));
+    return this.pending.get(facts.conversationKey) ?? (await this.store.find(facts.scope, facts.conversationKey));
   }
 
   /**
@@ -135,8 +135,8 @@ export class FoldsAhead {
   async plan(facts: CallFacts, point: CompressionPoint, cut: number, replaces = false): Promise<void> {
     if (await this.folds.backingOff(facts)) return;
     const ahead = { ...foldAhead(facts, point, cut), readyAt: this.readyAt(facts), ...(replaces && { replaces }) };
-    this.pending.set(facts.conversation, ahead);
-    await this.store.save(facts.scope, facts.conversation, ahead);
+    this.pending.set(facts.conversationKey, ahead);
+    await this.store.save(facts.scope, facts.conversationKey, ahead);
     this.start(facts, point, { cut, decision: AHEAD_DECISION });
   }
 
@@ -146,14 +146,14 @@ export class FoldsAhead {
    */
   private start(facts: CallFacts, point: CompressionPoint, plan: FoldPlan): void {
     if (this.settings.signal?.aborted) return;
-    const before = this.running.get(facts.conversation) ?? Promise.resolve();
+    const before = this.running.get(facts.conversationKey) ?? Promise.resolve();
     const work: Promise<void> = before
       .then(() => new Promise((resolve) => setTimeout(resolve, 0)))
       .then(() => this.summarize(facts, point, plan))
       .finally(() => {
-        if (this.running.get(facts.conversation) === work) this.running.delete(facts.conversation);
+        if (this.running.get(facts.conversationKey) === work) this.running.delete(facts.conversationKey);
       });
-    this.running.set(facts.conversation, work);
+    this.running.set(facts.conversationKey, work);
     this.settings.waitUntil?.(work);
   }
 

@@ -4,11 +4,11 @@ import type { Projection } from '../call/projection.js';
 import { recordFor } from '../call/record-for.js';
 import { AT_THE_END, type StageContext } from '../call/stage.js';
 import { budgetFoldMayWait } from '../folding/fold-stages.js';
-import type { DecideCall, DecideStage, StageServices } from '../stages/decide-call.js';
+import type { DecideStage, StageCall, StageServices } from '../stages/decide-call.js';
 import { cacheEconomics } from '../strategies/cache-economics.js';
 import { applyMasking, planMasking } from './masking-plan.js';
 
-type Context = StageContext<DecideCall>;
+type Context = StageContext<StageCall>;
 
 /**
  * Old and stale tool results masked in one batch, when the budget presses or the batch pays for its cache break.
@@ -59,7 +59,7 @@ function maskingPlan(
     point,
     projection,
   }: Pick<Context, 'point' | 'projection'> & {
-    call: Pick<DecideCall, 'facts' | 'services' | 'force' | 'economics'>;
+    call: Pick<StageCall, 'facts' | 'services' | 'force' | 'economics'>;
   },
   pressure: boolean,
 ) {

@@ -68,7 +68,7 @@ export async function chooseRecall({
   // model can already read: a reference to something that left the prompt, not a remark on what is in view.
   const asked = facts.sites.length === 0 && QUESTION_MARK.test(query);
   const hits = await rank({
-    conversation: facts.conversation,
+    conversation: facts.conversationKey,
     messages: facts.messages,
     prefixHashes: facts.prefixHashes,
     through: at,

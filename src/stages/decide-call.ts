@@ -8,7 +8,7 @@ import type { CallDescriptions, Memo } from '../masking/observation-masking.js';
 import type { TermMemo } from '../masking/staleness.js';
 import type { EngineSettings } from '../options/engine-settings.js';
 import type { ProvisionalDrop } from '../persistence/state-records.js';
-import type { RecallStage } from '../recall/recall-stage.js';
+import type { RecallPlanner } from '../recall/recall-planner.js';
 import type { SessionState } from '../session-state/session-state.js';
 import type { Quotes, ResultInUse } from '../signals/results-in-use.js';
 import type { CacheEconomics } from '../strategies/cache-economics.js';
@@ -32,7 +32,7 @@ export interface StageServices {
    * wait are then put off. False when they are off.
    */
   aheadActive(): boolean;
-  readonly recall: RecallStage;
+  readonly recall: RecallPlanner;
   project(facts: CallFacts, point: CompressionPoint): Projection;
   total(projection: Projection, point: CompressionPoint): number;
   stateTokens(state: SessionState | undefined): number;
@@ -45,7 +45,7 @@ export interface StageServices {
 }
 
 /** What holds for every stage of one call: its facts and services, and what was known before the first stage. */
-export interface DecideCall {
+export interface StageCall {
   readonly facts: CallFacts;
   readonly services: StageServices;
   readonly force: boolean;
@@ -59,4 +59,4 @@ export interface DecideCall {
 }
 
 /** One stage of the decide pipeline: it asks the engine for the summarizer and the store as effects. */
-export type DecideStage = Stage<DecideCall, DecideEffect>;
+export type DecideStage = Stage<StageCall, DecideEffect>;

@@ -2,7 +2,7 @@
  * A compression below the budget threshold must promise savings this many times its cache-break cost: the calls
  * still to come are a guess (as many as were made so far), and a wrong guess costs more than a missed saving.
  */
-export const MASKING_PAYOFF_MARGIN = 2;
+export const CACHE_PAYOFF_MARGIN = 2;
 
 /** The cache arithmetic of one compression: what it saves on the coming calls against the rewrite it causes. */
 export interface CacheEconomics {
@@ -15,7 +15,7 @@ export interface CacheEconomics {
 
 /**
  * Freeing `freed` tokens saves a cache read of them on each expected coming call, and costs one cache write instead
- * of a read for the `rewritten` tokens after the change. It pays when the savings are MASKING_PAYOFF_MARGIN times
+ * of a read for the `rewritten` tokens after the change. It pays when the savings are CACHE_PAYOFF_MARGIN times
  * the cost.
  */
 export function cacheEconomics(
@@ -31,7 +31,7 @@ export function cacheEconomics(
     weigh(freed, rewritten) {
       const savings = read * freed * expectedCalls;
       const breakCost = (write - read) * Math.max(0, rewritten);
-      return { savings, breakCost, pays: savings >= MASKING_PAYOFF_MARGIN * breakCost };
+      return { savings, breakCost, pays: savings >= CACHE_PAYOFF_MARGIN * breakCost };
     },
   };
 }

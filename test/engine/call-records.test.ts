@@ -10,7 +10,7 @@ import { StoreError } from '../../src/errors.js';
 import { DEFAULT_STATE_ACKNOWLEDGEMENT } from '../../src/options/prompts.js';
 import { STATE_FORMAT_VERSION, StateRecords } from '../../src/persistence/state-records.js';
 import { memoryStateStore } from '../../src/persistence/state-store.js';
-import { RecallStage } from '../../src/recall/recall-stage.js';
+import { RecallPlanner } from '../../src/recall/recall-planner.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../../src/recall/render-recall.js';
 import type { CompressionErrorEvent } from '../../src/reports/events.js';
 import type { SessionState } from '../../src/session-state/session-state.js';
@@ -43,7 +43,7 @@ function recordsOf() {
   const store = memoryStateStore();
   const stateRecords = new StateRecords(store, undefined);
   const memory = new ConversationMemory(meter);
-  const recall = new RecallStage(meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, { onEmbedderError: () => {} });
+  const recall = new RecallPlanner(meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, { onEmbedderError: () => {} });
   const assembly = new PromptAssembly(
     meter,
     { keepRecent: 0, acknowledgement: DEFAULT_STATE_ACKNOWLEDGEMENT },
@@ -164,7 +164,7 @@ describe('CallRecords.save', () => {
     const start = startingPoint(facts, undefined);
     const sent = await saveAt(parts, facts, start, start);
     expect(parts.store.size).toBe(0);
-    const previous = parts.memory.sentPrompts.previous(facts.conversation);
+    const previous = parts.memory.sentPrompts.previous(facts.conversationKey);
     expect(previous?.history).toEqual({ length: HISTORY.length, hash: facts.prefixHashes[HISTORY.length] });
     expect(previous?.hashes).toEqual(sent.map((measure) => measure.hash));
     expect(previous?.record).toBeUndefined();
@@ -176,7 +176,7 @@ describe('CallRecords.save', () => {
     const facts = callFacts(HISTORY);
     const point = pointAt(facts, { coveredCount: 2, state: STATE });
     const sent = await saveAt(parts, facts, point);
-    const previous = parts.memory.sentPrompts.previous(facts.conversation);
+    const previous = parts.memory.sentPrompts.previous(facts.conversationKey);
     expect(previous?.decided?.point).toBe(point);
     expect(previous?.hashes).toEqual(sent.map((measure) => measure.hash));
     expect(previous?.hashes).toHaveLength(2 + HISTORY.length - 2);
@@ -196,7 +196,7 @@ describe('CallRecords.save', () => {
     const set = vi.spyOn(parts.store, 'set');
     await parts.records.save(facts, { start, decided, found, stored, sent: [] });
     expect(set).not.toHaveBeenCalled();
-    expect(parts.memory.sentPrompts.previous(facts.conversation)?.record).toBe(found);
+    expect(parts.memory.sentPrompts.previous(facts.conversationKey)?.record).toBe(found);
   });
 
   it('saves a refitted state even when the record is otherwise the stored one', async () => {
@@ -254,7 +254,7 @@ describe('CallRecords.save', () => {
       stored: undefined,
       sent: [],
     });
-    expect(parts.memory.sentPrompts.previous(facts.conversation)?.partial).toBe(true);
+    expect(parts.memory.sentPrompts.previous(facts.conversationKey)?.partial).toBe(true);
   });
 });
 

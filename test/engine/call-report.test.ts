@@ -275,7 +275,7 @@ describe('CallReporter: cacheablePrefixTokens', () => {
   it('is measured per conversation', () => {
     const listeners = reporter();
     const other = callFacts(chat(7).slice(1));
-    expect(other.conversation).not.toBe(facts.conversation);
+    expect(other.conversationKey).not.toBe(facts.conversationKey);
     run(listeners, facts, decidedFor(facts), { sent: measures([1, 10]) });
     expect(run(listeners, other, decidedFor(other), { sent: measures([1, 10]) }).report.cacheablePrefixTokens).toBe(0);
     expect(run(listeners, facts, decidedFor(facts), { sent: measures([1, 10]) }).report.cacheablePrefixTokens).toBe(

@@ -172,7 +172,7 @@ describe('engineParts', () => {
       parts.promises.promises(earlier, undefined),
       {} as Parameters<typeof parts.promises.sentAsItCame>[3],
     );
-    expect(parts.memory.sentPrompts.previous(earlier.conversation)?.history.length).toBe(4);
+    expect(parts.memory.sentPrompts.previous(earlier.conversationKey)?.history.length).toBe(4);
     const facts = parts.reader.read(inputOf(messages));
     expect(parts.promises.promises(facts, undefined).owed()).toBe(true);
   });

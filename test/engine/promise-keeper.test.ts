@@ -11,7 +11,7 @@ import { PromptAssembly } from '../../src/engine/prompt-assembly.js';
 import { BrokenPromiseError } from '../../src/errors.js';
 import { DEFAULT_STATE_ACKNOWLEDGEMENT } from '../../src/options/prompts.js';
 import type { StateRecord } from '../../src/persistence/state-records.js';
-import { RecallStage } from '../../src/recall/recall-stage.js';
+import { RecallPlanner } from '../../src/recall/recall-planner.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../../src/recall/render-recall.js';
 import type { CompressionErrorEvent } from '../../src/reports/events.js';
 import type { SessionState } from '../../src/session-state/session-state.js';
@@ -35,7 +35,7 @@ function keeperOf({ throws = false } = {}) {
   const errors: CompressionErrorEvent[] = [];
   const onError = (event: CompressionErrorEvent) => errors.push(event);
   const memory = new ConversationMemory(meter);
-  const recall = new RecallStage(meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, { onEmbedderError: () => {} });
+  const recall = new RecallPlanner(meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, { onEmbedderError: () => {} });
   const assembly = new PromptAssembly(
     meter,
     { keepRecent: 0, acknowledgement: DEFAULT_STATE_ACKNOWLEDGEMENT },
@@ -61,7 +61,7 @@ function decidedAt(
 function sentAt({ assembly, memory }: ReturnType<typeof keeperOf>, facts: CallFacts, point: CompressionPoint) {
   const output = assembly.assemble(facts, point, assembly.project(facts, point));
   memory.sentPrompts.remember(
-    facts.conversation,
+    facts.conversationKey,
     {
       history: { length: facts.messages.length, hash: facts.prefixHashes[facts.messages.length] as number },
       hashes: output.measures.map((measure) => measure.hash),
@@ -214,7 +214,7 @@ describe('PromiseKeeper.sentAsItCame', () => {
     const facts = callFacts(HISTORY);
     const output = outputOf(facts);
     expect(parts.keeper.sentAsItCame(facts, undefined, parts.keeper.promises(facts, undefined), output)).toBe(output);
-    const previous = parts.memory.sentPrompts.previous(facts.conversation);
+    const previous = parts.memory.sentPrompts.previous(facts.conversationKey);
     expect(previous?.history).toEqual({ length: HISTORY.length, hash: facts.prefixHashes[HISTORY.length] });
     expect(previous?.hashes).toEqual(HISTORY.map((message) => meter.hash(message)));
     expect(previous?.decided).toBeUndefined();
@@ -228,7 +228,7 @@ describe('PromiseKeeper.sentAsItCame', () => {
     const facts = callFacts(HISTORY);
     const found = record(2);
     parts.keeper.sentAsItCame(facts, found, parts.keeper.promises(facts, found), outputOf(facts));
-    const previous = parts.memory.sentPrompts.previous(facts.conversation);
+    const previous = parts.memory.sentPrompts.previous(facts.conversationKey);
     expect(previous?.partial).toBe(true);
     expect(previous?.record).toBe(found);
   });
@@ -240,7 +240,7 @@ describe('PromiseKeeper.sentAsItCame', () => {
     const facts = callFacts(HISTORY);
     parts.keeper.sentAsItCame(facts, undefined, parts.keeper.promises(facts, undefined), outputOf(facts));
     expect(parts.errors).toEqual([]);
-    expect(parts.memory.sentPrompts.previous(facts.conversation)?.history.length).toBe(HISTORY.length);
+    expect(parts.memory.sentPrompts.previous(facts.conversationKey)?.history.length).toBe(HISTORY.length);
   });
 
   it('reports a continuity break to onError, continued, when the history does not continue the previous prompt', () => {
@@ -255,7 +255,7 @@ describe('PromiseKeeper.sentAsItCame', () => {
     expect(parts.errors[0]?.error).toMatchObject({ promise: 'continuity' });
     expect(BrokenPromiseError.isInstance(parts.errors[0]?.error)).toBe(true);
     // remembered all the same: the next call is checked against what went out
-    const previous = parts.memory.sentPrompts.previous(facts.conversation);
+    const previous = parts.memory.sentPrompts.previous(facts.conversationKey);
     expect(previous?.hashes).toEqual(HISTORY.map((message) => meter.hash(message)));
   });
 
@@ -267,7 +267,7 @@ describe('PromiseKeeper.sentAsItCame', () => {
     expect(() =>
       parts.keeper.sentAsItCame(facts, undefined, parts.keeper.promises(facts, undefined), outputOf(facts)),
     ).toThrow(BrokenPromiseError);
-    expect(parts.memory.sentPrompts.previous(facts.conversation)?.history.length).toBe(5);
+    expect(parts.memory.sentPrompts.previous(facts.conversationKey)?.history.length).toBe(5);
   });
 });
 
@@ -322,9 +322,9 @@ describe('PromiseKeeper.checked', () => {
     const previousPoint = pointAt(earlier);
     sentAt(parts, earlier, previousPoint);
     // what went out is not what that point makes (another instance's prompt, say)
-    const previous = parts.memory.sentPrompts.previous(earlier.conversation);
+    const previous = parts.memory.sentPrompts.previous(earlier.conversationKey);
     parts.memory.sentPrompts.remember(
-      earlier.conversation,
+      earlier.conversationKey,
       { ...(previous as NonNullable<typeof previous>), hashes: [1, 2, 3] },
       earlier.prefixHashes,
     );

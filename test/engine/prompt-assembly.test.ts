@@ -5,7 +5,7 @@ import { ConversationMemory } from '../../src/engine/conversation-memory.js';
 import { PromptAssembly } from '../../src/engine/prompt-assembly.js';
 import { blockIdentity } from '../../src/engine/sent-prompts.js';
 import { DEFAULT_STATE_ACKNOWLEDGEMENT } from '../../src/options/prompts.js';
-import { RecallStage } from '../../src/recall/recall-stage.js';
+import { RecallPlanner } from '../../src/recall/recall-planner.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../../src/recall/render-recall.js';
 import type { SessionState } from '../../src/session-state/session-state.js';
 import { type Message, messageText } from '../../src/transcript/transcript.js';
@@ -61,7 +61,7 @@ function factsOf(messages: readonly Message[] = HISTORY): CallFacts {
 
 function assemblyOf(keepRecent = 0) {
   const memory = new ConversationMemory(meter);
-  const recall = new RecallStage(meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, { onEmbedderError: () => {} });
+  const recall = new RecallPlanner(meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, { onEmbedderError: () => {} });
   const assembly = new PromptAssembly(
     meter,
     { keepRecent, acknowledgement: DEFAULT_STATE_ACKNOWLEDGEMENT },

@@ -24,12 +24,12 @@ import type { Boundary } from '../../src/folding/semantic-triggers.js';
 import { DEFAULT_SEMANTIC_TRIGGER_OPTIONS } from '../../src/options/compression-options.js';
 import type { EngineSettings } from '../../src/options/engine-settings.js';
 import { DEFAULT_REDACTION_TOOL_NAME, DEFAULT_STATE_ACKNOWLEDGEMENT } from '../../src/options/prompts.js';
-import { RecallStage } from '../../src/recall/recall-stage.js';
+import { RecallPlanner } from '../../src/recall/recall-planner.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../../src/recall/render-recall.js';
 import { sessionStateMessages } from '../../src/session-state/render-session-state.js';
 import type { SessionState } from '../../src/session-state/session-state.js';
 import type { ResultInUse } from '../../src/signals/results-in-use.js';
-import type { DecideCall, DecideStage, StageServices } from '../../src/stages/decide-call.js';
+import type { DecideStage, StageCall, StageServices } from '../../src/stages/decide-call.js';
 import type { SummarizeInput } from '../../src/summarizers/summarizer.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { callFacts, economics, pointAt, projectAt } from '../helpers/call-facts.js';
@@ -41,7 +41,7 @@ const secondLook = (after: string) =>
 const semanticFoldsAfterBudget = secondLook('budget-folds');
 const semanticFoldsAfterRecall = secondLook('recall-for-latest');
 
-type Context = StageContext<DecideCall>;
+type Context = StageContext<StageCall>;
 
 const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text', text }] });
 const assistant = (text: string): Message => ({ role: 'assistant', parts: [{ type: 'text', text }] });
@@ -158,7 +158,7 @@ function servicesOf({
     meter,
     memos: { placeholderTokens: new Map(), descriptions: new WeakMap(), terms: new Map() },
     aheadActive: () => ahead?.active() ?? false,
-    recall: new RecallStage(meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, { onEmbedderError: () => {} }),
+    recall: new RecallPlanner(meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, { onEmbedderError: () => {} }),
     project: (facts, point) => projectAt(facts, point),
     total: (projection, point) => projection.layout.total(point.coveredCount, stateTokens(point.state)),
     stateTokens,
@@ -200,7 +200,7 @@ function contextOf(
   const point = pointAt(facts);
   const projection = services.project(facts, point);
   const tokens = services.total(projection, point);
-  const call: DecideCall = {
+  const call: StageCall = {
     facts,
     services,
     force,

@@ -9,7 +9,7 @@ import {
 } from '../../src/masking/observation-masking.js';
 import { type CompressionOptions, DEFAULT_CACHE_PRICING } from '../../src/options/options.js';
 import { memoryStateStore } from '../../src/persistence/state-store.js';
-import { MASKING_PAYOFF_MARGIN } from '../../src/strategies/cache-economics.js';
+import { CACHE_PAYOFF_MARGIN } from '../../src/strategies/cache-economics.js';
 import { DEFAULT_REDACTION_TOOL_NAME } from '../../src/strategies/redaction.js';
 import { findPairingProblems } from '../../src/transcript/tool-pairs.js';
 import type { Message, ToolResultPart } from '../../src/transcript/transcript.js';
@@ -213,7 +213,7 @@ describe('observation masking below the budget threshold', () => {
     return (
       step.keys.length > 0 &&
       step.freed >= DEFAULT_MASKING_OPTIONS.clearAtLeast &&
-      savings >= MASKING_PAYOFF_MARGIN * breakCost
+      savings >= CACHE_PAYOFF_MARGIN * breakCost
     );
   }
 

@@ -112,7 +112,7 @@ describe('chooseRecall: a question in a chat', () => {
       through: 6,
       query: 'Which port did the staging database use again?',
       connect: true,
-      conversation: facts.conversation,
+      conversation: facts.conversationKey,
     });
   });
 

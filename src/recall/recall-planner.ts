@@ -30,7 +30,7 @@ interface BlockReview {
  * after earlier material left the prompt chooses what of it to quote before that message, within the recall budget
  * and under the hard limit. Later calls of the turn reuse the stored choice.
  */
-export class RecallStage {
+export class RecallPlanner {
   private readonly ranking: RecallRanking;
   private readonly blocks: RecallBlocks;
   private readonly chunks = new MessageChunks();

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { RecallStage } from '../../src/recall/recall-stage.js';
+import { RecallPlanner } from '../../src/recall/recall-planner.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../../src/recall/render-recall.js';
 import { callFacts, pointAt, projectAt } from '../helpers/call-facts.js';
 import { chat, meter, text } from '../helpers/fixtures.js';
 
 /** The recall stage's two plans on hand-built calls, each with its own part of the call's report. */
 
-const recall = () => new RecallStage(meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, { onEmbedderError: () => {} });
+const recall = () => new RecallPlanner(meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, { onEmbedderError: () => {} });
 const state = { logos: ['The user has a cat.'], pathos: [], abstract: [], conversationSummary: 'A chat about home.' };
 
-describe('RecallStage.review', () => {
+describe('RecallPlanner.review', () => {
   // 11 messages: the block made for the user message at 8 quotes three earlier messages (~170 tokens); the turn after
   // it (messages 8 and 9) is fewer tokens, and the latest user message (10) is the last: a new chat turn
   const facts = callFacts(chat(11));
@@ -47,7 +47,7 @@ describe('RecallStage.review', () => {
   });
 });
 
-describe('RecallStage.choose', () => {
+describe('RecallPlanner.choose', () => {
   const facts = callFacts([
     text('user', 'My cat is named Miso and she is orange.'),
     text('assistant', 'Miso sounds lovely.'),
