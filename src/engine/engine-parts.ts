@@ -136,20 +136,20 @@ function foldRunner(
   onEmbedderError: (error: EmbedderError) => void,
 ): FoldRunner {
   const { stateTtlMs, summarizerTimeoutMs, storeTimeoutMs, embedder, embedderTimeoutMs } = resolved;
-  return new FoldRunner(
-    toSummarizer(resolved.summarizer),
-    { timeoutMs: summarizerTimeoutMs, contextWindow: resolved.summarizerContextWindow },
+  return new FoldRunner(toSummarizer(resolved.summarizer), {
+    timeoutMs: summarizerTimeoutMs,
+    contextWindow: resolved.summarizerContextWindow,
     meter,
     embeddings,
     onEmbedderError,
-    resolved.acknowledgement,
-    foldLease(store, resolved.store !== undefined && resolved.foldLease, {
+    acknowledgement: resolved.acknowledgement,
+    lease: foldLease(store, resolved.store !== undefined && resolved.foldLease, {
       stateTtlMs,
       summarizerTimeoutMs,
       embedderTimeoutMs: embedder ? embedderTimeoutMs : 0,
       storeTimeoutMs,
     }),
-    new SummarizerRetries(store, stateTtlMs),
-    { store, ttlMs: Math.min(stateTtlMs, FOLD_RESULT_TTL_MS) },
-  );
+    retries: new SummarizerRetries(store, stateTtlMs),
+    shared: { store, ttlMs: Math.min(stateTtlMs, FOLD_RESULT_TTL_MS) },
+  });
 }

@@ -64,6 +64,29 @@ interface Folded {
   readonly calls: number;
 }
 
+/** What a fold runner works with besides its summarizer. */
+export interface FoldRunnerParts {
+  /** Milliseconds each summarizer call may take. */
+  readonly timeoutMs: number;
+  /** `summarizerContextWindow`: with it or the summarizer's own window, a span larger than a call takes is summarized in chunks. */
+  readonly contextWindow?: number | undefined;
+  readonly meter: MessageMeter;
+  /** Embeddings for the salience of a state's entries, when an embedder is set. */
+  readonly embeddings?: EmbeddingCache | undefined;
+  readonly onEmbedderError?: ((error: EmbedderError) => void) | undefined;
+  /** The acknowledgement the state pair is sent with, measured with it. */
+  readonly acknowledgement?: string | undefined;
+  /** With a store shared by several instances: one of them summarizes a fold, the others take its state. */
+  readonly lease?: FoldLease | undefined;
+  /** Where the waits after a discarded fold are stored, so every instance on the store waits alike. */
+  readonly retries?: SummarizerRetries | undefined;
+  /**
+   * Without a lease, where the summaries made ahead of time are kept under their fold's key, so that another instance
+   * on the store makes that fold with the same summary (a lease keeps every fold's summary there).
+   */
+  readonly shared?: SharedFolds | undefined;
+}
+
 /**
  * Runs the summarizer for fold plans: once per fold (the same messages from the same state) even when concurrent
  * calls of one conversation ask for it together or a moment apart (a store that has not written the first call's
@@ -82,30 +105,27 @@ export class FoldRunner {
   /** Milliseconds a fold's summary took lately (a moving average), undefined before the first. */
   private averageMs: number | undefined;
 
+  private readonly meter: MessageMeter;
+  private readonly embeddings: EmbeddingCache | undefined;
+  private readonly onEmbedderError: (error: EmbedderError) => void;
+  private readonly acknowledgement: string | undefined;
+  private readonly lease: FoldLease | undefined;
+  private readonly retries: SummarizerRetries | undefined;
+  private readonly shared: SharedFolds | undefined;
+
   constructor(
     private readonly summarizer: Summarizer,
-    /**
-     * Each summarizer call's timeout, and `summarizerContextWindow`: with it or the summarizer's own window, a span
-     * larger than a call can take is summarized in chunks.
-     */
-    { timeoutMs, contextWindow }: { timeoutMs: number; contextWindow: number | undefined },
-    private readonly meter: MessageMeter,
-    private readonly embeddings: EmbeddingCache | undefined,
-    private readonly onEmbedderError: (error: EmbedderError) => void,
-    /** The acknowledgement the state pair is sent with, measured with it. */
-    private readonly acknowledgement: string | undefined,
-    /** With a store shared by several instances: one of them summarizes a fold, the others take its state. */
-    private readonly lease?: FoldLease,
-    /** Where the waits after a discarded fold are stored, so every instance on the store waits alike. */
-    private readonly retries?: SummarizerRetries,
-    /**
-     * Without a lease, where the summaries made ahead of time are kept under their fold's key, so that another
-     * instance on the store makes that fold with the same summary (a lease keeps every fold's summary there).
-     */
-    private readonly shared?: SharedFolds,
+    parts: FoldRunnerParts,
   ) {
-    this.timeoutMs = timeoutMs;
-    this.window = summarizerWindow(summarizer, contextWindow);
+    this.timeoutMs = parts.timeoutMs;
+    this.window = summarizerWindow(summarizer, parts.contextWindow);
+    this.meter = parts.meter;
+    this.embeddings = parts.embeddings;
+    this.onEmbedderError = parts.onEmbedderError ?? (() => {});
+    this.acknowledgement = parts.acknowledgement;
+    this.lease = parts.lease;
+    this.retries = parts.retries;
+    this.shared = parts.shared;
   }
 
   /**

@@ -74,17 +74,7 @@ function runnerOf(
     shared?: SharedFolds;
   } = {},
 ): FoldRunner {
-  return new FoldRunner(
-    summarizer,
-    { timeoutMs, contextWindow },
-    meter,
-    undefined,
-    () => {},
-    undefined,
-    lease,
-    retries,
-    shared,
-  );
+  return new FoldRunner(summarizer, { timeoutMs, contextWindow, meter, lease, retries, shared });
 }
 
 /** A lease on a memory store whose waits are a few milliseconds. */

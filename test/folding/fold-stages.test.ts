@@ -132,14 +132,7 @@ function servicesOf({
   quoted?: readonly ResultInUse[];
 } = {}) {
   const summarize = vi.fn(async (input: SummarizeInput) => answer(input));
-  const runner = new FoldRunner(
-    { name: 'test', summarize },
-    { timeoutMs: 1_000, contextWindow: undefined },
-    meter,
-    undefined,
-    () => {},
-    undefined,
-  );
+  const runner = new FoldRunner({ name: 'test', summarize }, { timeoutMs: 1_000, meter });
   const settings: EngineSettings = {
     masking: undefined,
     staleness: undefined,

@@ -68,13 +68,7 @@ function harness({
   const summarize = vi.fn(async (input: SummarizeInput) => answer(input));
   const runner = new FoldRunner(
     { name: 'test', summarize },
-    { timeoutMs: 1_000, contextWindow: undefined },
-    meter,
-    undefined,
-    () => {},
-    undefined,
-    undefined,
-    new SummarizerRetries(store, undefined),
+    { timeoutMs: 1_000, meter, retries: new SummarizerRetries(store, undefined) },
   );
   const work: Promise<unknown>[] = [];
   const errors: CompressionErrorEvent[] = [];
