@@ -11,7 +11,7 @@ import type { SessionState } from '../../src/session-state/session-state.js';
 import { collectRedactions, DEFAULT_REDACTION_TOOL_NAME } from '../../src/strategies/redaction.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { callFacts, pointAt, projectAt } from '../helpers/call-facts.js';
-import { chat, deepFreeze, meter, text } from '../helpers/fixtures.js';
+import { callOf, chat, deepFreeze, fileText, meter, resultOf, text } from '../helpers/fixtures.js';
 
 /** CallReporter on hand-built calls: what it tells onCompress, onCall and onError, and the figures of its reports. */
 
@@ -22,18 +22,6 @@ const FOLD: CompressionDecision = {
   details: 'folded 4 messages',
 };
 const STATE: SessionState = { logos: ['a fact'], pathos: [], abstract: [], conversationSummary: 'Earlier turns.' };
-
-const callOf = (id: string, name: string, args: unknown): Message => ({
-  role: 'assistant',
-  parts: [{ type: 'tool-call', id, name, args }],
-});
-const resultOf = (id: string, name: string, output: string): Message => ({
-  role: 'tool',
-  parts: [{ type: 'tool-result', callId: id, name, output }],
-});
-/** About 500 tokens of a file, each line different. */
-const fileText = (name: string) =>
-  Array.from({ length: 60 }, (_, line) => `${name} line ${line}: export const value${line} = ${line};`).join('\n');
 
 /** A reporter with listeners that record what they hear. */
 function reporter({ reportCalls = true } = {}) {

@@ -7,24 +7,12 @@ import { collectRedactions, DEFAULT_REDACTION_TOOL_NAME } from '../../src/strate
 import type { Message, ToolResultPart } from '../../src/transcript/transcript.js';
 import type { PromptView } from '../../src/view/prompt-view.js';
 import { callFacts, pointAt, projectAt } from '../helpers/call-facts.js';
-import { deepFreeze, meter, text } from '../helpers/fixtures.js';
+import { callOf, deepFreeze, fileText, meter, resultOf, text } from '../helpers/fixtures.js';
 
 /**
  * reportEdits on hand-built histories: the view is projected as the engine does (the redactions the history carries,
  * results over `maxToolResultTokens` shortened), the previous prompt is given as the measures the reporter keeps.
  */
-
-const callOf = (id: string, name: string, args: unknown): Message => ({
-  role: 'assistant',
-  parts: [{ type: 'tool-call', id, name, args }],
-});
-const resultOf = (id: string, name: string, output: string): Message => ({
-  role: 'tool',
-  parts: [{ type: 'tool-result', callId: id, name, output }],
-});
-/** About 500 tokens of a file, each line different. */
-const fileText = (name: string) =>
-  Array.from({ length: 60 }, (_, line) => `${name} line ${line}: export const value${line} = ${line};`).join('\n');
 
 const REASON = 'Already applied the fix from this file.';
 

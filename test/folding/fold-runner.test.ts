@@ -11,32 +11,14 @@ import type { SessionState } from '../../src/session-state/session-state.js';
 import type { SummarizeInput, Summarizer } from '../../src/summarizers/summarizer.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { callFacts, pointAt } from '../helpers/call-facts.js';
-import { meter } from '../helpers/fixtures.js';
+import { meter, readStep } from '../helpers/fixtures.js';
 
 const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text', text }] });
 const assistant = (text: string): Message => ({ role: 'assistant', parts: [{ type: 'text', text }] });
-/** One agent step: a file read and its result, `lines` lines of code (about 5 tokens each). */
-const step = (index: number, lines = 40): Message[] => [
-  {
-    role: 'assistant',
-    parts: [{ type: 'tool-call', id: `read-${index}`, name: 'read_file', args: { path: `src/m${index}.ts` } }],
-  },
-  {
-    role: 'tool',
-    parts: [
-      {
-        type: 'tool-result',
-        callId: `read-${index}`,
-        name: 'read_file',
-        output: `// m${index}\n${`export const v${index} = ${index};\n`.repeat(lines)}`,
-      },
-    ],
-  },
-];
 /** A task and `steps` file reads: message 0 the task, then an assistant call and a tool result per step. */
 const loop = (steps: number, lines = 40): Message[] => [
   user('Fix the failing test in src/app.ts.'),
-  ...Array.from({ length: steps }, (_, index) => step(index, lines)).flat(),
+  ...Array.from({ length: steps }, (_, index) => readStep(index, lines)).flat(),
 ];
 
 const STATE: SessionState = {

@@ -33,7 +33,7 @@ import type { DecideStage, StageCall, StageServices } from '../../src/stages/dec
 import type { SummarizeInput } from '../../src/summarizers/summarizer.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { callFacts, economics, pointAt, projectAt } from '../helpers/call-facts.js';
-import { meter } from '../helpers/fixtures.js';
+import { meter, readStep } from '../helpers/fixtures.js';
 
 /** The second looks semantic folds declare, as the loop schedules them. */
 const secondLook = (after: string) =>
@@ -45,38 +45,20 @@ type Context = StageContext<StageCall>;
 
 const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text', text }] });
 const assistant = (text: string): Message => ({ role: 'assistant', parts: [{ type: 'text', text }] });
-/** One agent step of about 228 tokens: a file read and its result. */
-const step = (index: number): Message[] => [
-  {
-    role: 'assistant',
-    parts: [{ type: 'tool-call', id: `read-${index}`, name: 'read_file', args: { path: `src/m${index}.ts` } }],
-  },
-  {
-    role: 'tool',
-    parts: [
-      {
-        type: 'tool-result',
-        callId: `read-${index}`,
-        name: 'read_file',
-        output: `// m${index}\n${`export const v${index} = ${index};\n`.repeat(40)}`,
-      },
-    ],
-  },
-];
 /** A task and `steps` file reads. With a budget of 2000 (threshold 1400, hard limit 1700): 5 steps are below the
  * threshold (1153 tokens), 7 over it (1609), 8 over the hard limit (1837). */
 const loop = (steps: number): Message[] => [
   user('Fix the failing test in src/app.ts.'),
-  ...Array.from({ length: steps }, (_, index) => step(index)).flat(),
+  ...Array.from({ length: steps }, (_, index) => readStep(index)).flat(),
 ];
 /** Two turns: the latest user message at index 6. */
 const turns = (): Message[] => [
   user('Fix the failing test in src/app.ts.'),
-  ...step(0),
-  ...step(1),
+  ...readStep(0),
+  ...readStep(1),
   assistant('The test passes now.'),
   user('Now fix the lint errors.'),
-  ...step(2),
+  ...readStep(2),
 ];
 
 const BUDGET = 2_000;

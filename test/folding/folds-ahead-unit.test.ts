@@ -15,31 +15,13 @@ import type { SessionState } from '../../src/session-state/session-state.js';
 import type { SummarizeInput } from '../../src/summarizers/summarizer.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { callFacts, pointAt, projectAt } from '../helpers/call-facts.js';
-import { meter } from '../helpers/fixtures.js';
+import { meter, readStep } from '../helpers/fixtures.js';
 
 const user = (text: string): Message => ({ role: 'user', parts: [{ type: 'text', text }] });
-/** One agent step of about 228 tokens: a file read and its result. */
-const step = (index: number, lines = 40): Message[] => [
-  {
-    role: 'assistant',
-    parts: [{ type: 'tool-call', id: `read-${index}`, name: 'read_file', args: { path: `src/m${index}.ts` } }],
-  },
-  {
-    role: 'tool',
-    parts: [
-      {
-        type: 'tool-result',
-        callId: `read-${index}`,
-        name: 'read_file',
-        output: `// m${index}\n${`export const v${index} = ${index};\n`.repeat(lines)}`,
-      },
-    ],
-  },
-];
 /** A task and `steps` file reads: 2 messages a model call, 1 + 2 * steps messages. */
 const loop = (steps: number): Message[] => [
   user('Fix the failing test in src/app.ts.'),
-  ...Array.from({ length: steps }, (_, index) => step(index)).flat(),
+  ...Array.from({ length: steps }, (_, index) => readStep(index)).flat(),
 ];
 /** Budget 2000: threshold 1400; 6 steps are 1381 tokens, one step (228) below it. */
 const factsOf = (steps: number): CallFacts => callFacts(loop(steps), { budget: 2_000 });
@@ -137,7 +119,7 @@ describe('FoldsAhead.plan and find', () => {
     const facts = factsOf(6);
     await ahead.plan(facts, pointAt(facts), 11);
     const edited = loop(8);
-    edited[4] = step(1, 41)[1] as Message;
+    edited[4] = readStep(1, 41)[1] as Message;
 
     expect(await findAt(ahead, callFacts(edited, { budget: 2_000 }))).toBeUndefined();
     expect(await findAt(ahead, factsOf(5))).toBeUndefined();
@@ -364,7 +346,7 @@ describe('FoldsAhead.consider', () => {
     const { ahead, summarize, settled } = harness();
     const facts = factsOf(6);
     const edited = loop(6);
-    edited[2] = step(0, 41)[1] as Message;
+    edited[2] = readStep(0, 41)[1] as Message;
     const other = callFacts(edited, { budget: 2_000 });
     await ahead.plan(facts, pointAt(facts, { coveredCount: 3, state: STATE }), 5);
     await ahead.consider(other, consideredAt(other, pointAt(other, { coveredCount: 3, state: STATE })));

@@ -21,6 +21,26 @@ export const chat = (count: number): Message[] =>
   Array.from({ length: count }, (_, i) => text(i % 2 ? 'assistant' : 'user', `Message ${i}: ${'word '.repeat(40)}`));
 
 /** An agent loop: one task, then `steps` assistant messages with two parallel calls and one tool message each. */
+/** An assistant step that makes one tool call. */
+export const callOf = (id: string, name: string, args: unknown): Message => ({
+  role: 'assistant',
+  parts: [{ type: 'tool-call', id, name, args }],
+});
+/** The tool message with the result of one call. */
+export const resultOf = (id: string, name: string, output: string): Message => ({
+  role: 'tool',
+  parts: [{ type: 'tool-result', callId: id, name, output }],
+});
+/** About 500 tokens of a file, each line different. */
+export const fileText = (name: string) =>
+  Array.from({ length: 60 }, (_, line) => `${name} line ${line}: export const value${line} = ${line};`).join('\n');
+
+/** One agent step: a file read and its result, `lines` lines of code (about 228 tokens at the default 40). */
+export const readStep = (index: number, lines = 40): Message[] => [
+  callOf(`read-${index}`, 'read_file', { path: `src/m${index}.ts` }),
+  resultOf(`read-${index}`, 'read_file', `// m${index}\n${`export const v${index} = ${index};\n`.repeat(lines)}`),
+];
+
 export function agentLoop(steps: number, outputChars = 300): Message[] {
   const messages = [text('user', 'Fix the failing test in src/app.ts.')];
   for (let i = 0; i < steps; i++) {

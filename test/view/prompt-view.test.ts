@@ -4,25 +4,12 @@ import type { Memo, ResultEdit } from '../../src/masking/observation-masking.js'
 import { resultSites } from '../../src/transcript/result-sites.js';
 import type { Message, ToolResultPart } from '../../src/transcript/transcript.js';
 import { buildView, newlyTruncated, type PromptView } from '../../src/view/prompt-view.js';
-import { deepFreeze, expectSameObjects, meter, text } from '../helpers/fixtures.js';
+import { callOf, deepFreeze, expectSameObjects, fileText, meter, resultOf, text } from '../helpers/fixtures.js';
 
 /** buildView and newlyTruncated on a hand-built agent history, counted by the approximate counter. */
 
 const KEEP_RECENT = 2;
 const RETRIEVAL = 'retrieve_tool_result';
-
-const callOf = (id: string, name: string, args: unknown): Message => ({
-  role: 'assistant',
-  parts: [{ type: 'tool-call', id, name, args }],
-});
-const resultOf = (id: string, name: string, output: string): Message => ({
-  role: 'tool',
-  parts: [{ type: 'tool-result', callId: id, name, output }],
-});
-
-/** About 500 tokens of a file, each line different. */
-const fileText = (name: string) =>
-  Array.from({ length: 60 }, (_, line) => `${name} line ${line}: export const value${line} = ${line};`).join('\n');
 
 const HISTORY: readonly Message[] = [
   text('user', 'Fix the failing test in src/app.ts.'), // 0
