@@ -104,17 +104,35 @@ async function* foldWhenSummarized(
   // folds planned deeper and deeper never hold the prompt back)
   const taken = found && (found.cut >= plan.cut || found.replaces || !canWait || takes(found.cut));
   const pending = taken && shrinks(context, found.cut) ? found : undefined;
+  let spent: StagePlan | undefined;
   if (pending && (pending.due || !canWait)) {
     // a fold whose state outweighs what it folds waits a few messages, unless a deeper one replaces it now
     const deeper = plan.cut > pending.cut;
     const folded = yield* fold(context, withCut(plan, point, pending.cut), { forBudget, backOff: !deeper });
-    if (!deeper || folded?.point !== context.point) return folded;
+    // a failed summary is reported and ends the call's folding: it is not asked again for the deeper fold
+    if (!deeper || folded?.point !== context.point || folded.report?.failure) return folded;
+    spent = folded;
   }
-  if (!canWait) return yield* fold(context, plan, { forBudget });
+  if (!canWait) return withSpent(yield* fold(context, plan, { forBudget }), spent);
   // one fold pending at a time: it is made once due
   if (pending && !pending.due) return undefined;
   if (shrinks(context, plan.cut)) yield* summarizeAhead(point, plan.cut, found !== undefined);
-  return undefined;
+  return withSpent(undefined, spent);
+}
+
+/**
+ * A plan with the summarizer time and calls of a fold made before it and discarded (its state outweighed what it
+ * folded) counted in; that fold's own accounting when there is no plan. The same plan when nothing was spent.
+ */
+function withSpent(plan: StagePlan | undefined, spent: StagePlan | undefined): StagePlan | undefined {
+  if (!spent) return plan;
+  const { summarizerMs = 0, summarizerCalls = 0 } = spent;
+  if (!plan) return spent;
+  return {
+    ...plan,
+    summarizerMs: (plan.summarizerMs ?? 0) + summarizerMs,
+    summarizerCalls: (plan.summarizerCalls ?? 0) + summarizerCalls,
+  };
 }
 
 /** A plan folding to the cut summarized ahead of time (the planned one, or another), saying so. */

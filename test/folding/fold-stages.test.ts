@@ -553,6 +553,38 @@ describe('folds with summaries made ahead of time', () => {
     expect(ahead.plan).not.toHaveBeenCalled();
   });
 
+  it('reports a failed summary of a shorter pending fold and does not ask the summarizer again for the deeper one', async () => {
+    const ahead = aheadOf({ cut: 3, due: true, replaces: false });
+    const { services, summarize } = servicesOf({
+      ahead,
+      answer: () => {
+        throw new Error('the summarizer model is down');
+      },
+    });
+    const context = contextOf(services, loop(8));
+    expect(context.tokens).toBeGreaterThan(context.call.facts.limits.hardLimit);
+    const plan = await planOf(budgetFolds, context);
+
+    expect(plan?.point).toBe(context.point);
+    expect(plan?.report?.failure).toBeInstanceOf(SummarizerError);
+    expect(summarize).toHaveBeenCalledOnce();
+  });
+
+  it('counts the summarizer call of a shorter pending fold it discarded into the deeper fold made instead', async () => {
+    const ahead = aheadOf({ cut: 3, due: true, replaces: false });
+    // the shorter fold's state outweighs the three messages it folds; the deeper fold's does not
+    const { services, summarize } = servicesOf({
+      ahead,
+      answer: (input) => (input.messages.length <= 3 ? stateOf(600) : STATE),
+    });
+    const context = contextOf(services, loop(8));
+    const plan = await planOf(budgetFolds, context);
+
+    expect(plan?.point.coveredCount).toBe(15);
+    expect(summarize).toHaveBeenCalledTimes(2);
+    expect(plan?.summarizerCalls).toBe(2);
+  });
+
   it('folds at once once summaries ahead are no longer active', async () => {
     const ahead = aheadOf(undefined, false);
     const { services } = servicesOf({ ahead });
