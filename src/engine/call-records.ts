@@ -49,8 +49,8 @@ export class CallRecords {
       prefixHashes: facts.prefixHashes,
       maxThrough: facts.messages.length,
     });
-    const checked =
-      found && found.coveredCount < facts.messages.length ? checkedRecord(found, facts, this.onError) : undefined;
+    // a record found covers less than this history (see `StateRecords.find`)
+    const checked = found && checkedRecord(found, facts, this.onError);
     const stored = fittedRecord(checked, facts.limits.maxStateTokens, {
       stateTokens: (state) => this.assembly.stateTokens(state),
       fitTo: (state, maxTokens) => fitState(state, maxTokens, this.meter, this.acknowledgement),
@@ -90,12 +90,15 @@ export class CallRecords {
       found,
       stored,
       sent,
+      blocks,
     }: {
       start: CompressionPoint;
       decided: Decided;
       found: StateRecord | undefined;
       stored: StateRecord | undefined;
       sent: readonly MessageMeasure[];
+      /** The recall blocks the prompt sent carries (see `PromptAssembly.blocks`). */
+      blocks: ReadonlySet<string>;
     },
   ): Promise<void> {
     const { point, lasting } = decided;
@@ -115,7 +118,7 @@ export class CallRecords {
         decided: { point, lasting },
         record: saved ? record : found,
         partial: !saved && partlyApplied(found, start, facts.messages.length),
-        blocks: this.assembly.blocks(facts, point),
+        blocks,
       },
       facts.prefixHashes,
     );

@@ -83,7 +83,7 @@ export class CompressionEngine {
     const start = startingPoint(facts, stored, choices);
     const startProjection = assembly.project(facts, start);
     const tokensBefore = assembly.total(startProjection, start);
-    const { decided, output, edits } = promises.checked(
+    const { decided, output, edits, blocks } = promises.checked(
       facts,
       checks,
       withRefit(
@@ -112,7 +112,7 @@ export class CompressionEngine {
     const { point, projection, lasting } = decided;
     reporter.failures(facts, decided, assembly.total(projection, point));
 
-    await records.save(facts, { start, decided, found, stored, sent: output.measures });
+    await records.save(facts, { start, decided, found, stored, sent: output.measures, blocks });
 
     const estimatedTokens = assembly.total(projection, point);
     // a call that did not fold may plan the fold a later call will need, summarized after this prompt went out; not

@@ -72,14 +72,15 @@ export class PromiseKeeper {
     const finish = (outcome: Decided) => {
       const output = this.assembly.assemble(facts, outcome.point, outcome.projection);
       const edits = this.reporter.edits(facts, outcome);
+      const blocks = this.assembly.blocks(facts, outcome.point);
       const breaks = promises.prompt({
         messages: output.messages,
         hashes: output.measures.map((measure) => measure.hash),
-        blocks: this.assembly.blocks(facts, outcome.point),
+        blocks,
         announced: edits.announced,
         openCallsAtEnd: openCallsAtEnd(facts.messages),
       });
-      return { decided: outcome, output, edits, breaks };
+      return { decided: outcome, output, edits, blocks, breaks };
     };
     const first = finish(decided);
     this.report(decided.broken, 'plan-rejected');

@@ -105,27 +105,12 @@ export class FoldRunner {
   /** Milliseconds a fold's summary took lately (a moving average), undefined before the first. */
   private averageMs: number | undefined;
 
-  private readonly meter: MessageMeter;
-  private readonly embeddings: EmbeddingCache | undefined;
-  private readonly onEmbedderError: (error: EmbedderError) => void;
-  private readonly acknowledgement: string | undefined;
-  private readonly lease: FoldLease | undefined;
-  private readonly retries: SummarizerRetries | undefined;
-  private readonly shared: SharedFolds | undefined;
-
   constructor(
     private readonly summarizer: Summarizer,
-    parts: FoldRunnerParts,
+    private readonly parts: FoldRunnerParts,
   ) {
     this.timeoutMs = parts.timeoutMs;
     this.window = summarizerWindow(summarizer, parts.contextWindow);
-    this.meter = parts.meter;
-    this.embeddings = parts.embeddings;
-    this.onEmbedderError = parts.onEmbedderError ?? (() => {});
-    this.acknowledgement = parts.acknowledgement;
-    this.lease = parts.lease;
-    this.retries = parts.retries;
-    this.shared = parts.shared;
   }
 
   /**
@@ -133,7 +118,7 @@ export class FoldRunner {
    * any instance sharing the store.
    */
   async backingOff(facts: CallFacts): Promise<boolean> {
-    const stored = await this.retries?.find(facts.scope, facts.conversationKey);
+    const stored = await this.parts.retries?.find(facts.scope, facts.conversationKey);
     const retryAfter = Math.max(this.failures.get(facts.conversationKey) ?? 0, stored ?? 0);
     return facts.messages.length < retryAfter;
   }
@@ -147,7 +132,7 @@ export class FoldRunner {
   async discarded(facts: CallFacts): Promise<void> {
     const from = facts.messages.length + SUMMARIZER_RETRY_AFTER_MESSAGES;
     this.failures.set(facts.conversationKey, from);
-    await this.retries?.save(facts.scope, facts.conversationKey, from);
+    await this.parts.retries?.save(facts.scope, facts.conversationKey, from);
   }
 
   /** The summarizer's name, for its errors. */
@@ -188,8 +173,8 @@ export class FoldRunner {
     // concurrent call) made none
     const made = !pending;
     if (!pending) {
-      pending = this.lease
-        ? this.foldOnce(this.lease, facts, point, plan, key, signal)
+      pending = this.parts.lease
+        ? this.foldOnce(this.parts.lease, facts, point, plan, key, signal)
         : this.foldShared(facts, point, plan, key, { signal, ahead });
       this.folds.set(key, pending);
       pending.catch(() => this.folds.delete(key));
@@ -197,7 +182,7 @@ export class FoldRunner {
     try {
       const { state, rejected, calls } = await pending;
       this.failures.delete(facts.conversationKey);
-      const fitted = fitState(state, facts.limits.maxStateTokens, this.meter, this.acknowledgement);
+      const fitted = fitState(state, facts.limits.maxStateTokens, this.parts.meter, this.parts.acknowledgement);
       return {
         point: applyFold(point, plan.cut, fitted),
         summarizerMs: performance.now() - started,
@@ -280,7 +265,7 @@ export class FoldRunner {
     key: string,
     { signal, ahead }: { signal: AbortSignal | undefined; ahead: boolean },
   ): Promise<Folded> {
-    const { shared } = this;
+    const { shared } = this.parts;
     if (!shared) return this.fold(facts, point, plan, undefined, signal);
     const keys = foldLeaseKeys(facts.scope, key);
     const stored = readSharedFold(await shared.store.get(keys.result));
@@ -298,7 +283,7 @@ export class FoldRunner {
     signal?: AbortSignal,
   ): Promise<Folded> {
     const started = performance.now();
-    const folded = messagesToFold(facts, point, plan.cut, this.meter);
+    const folded = messagesToFold(facts, point, plan.cut, this.parts.meter);
     // the timeline and the folded calls are the engine's: summarizers neither see nor write them
     const { state: summarized, calls } = await summarizeInChunks(this.summarizer, {
       messages: folded,
@@ -306,7 +291,7 @@ export class FoldRunner {
       previous: point.state && withoutEngineFields(point.state),
       timeoutMs: this.timeoutMs,
       window: this.window,
-      meter: this.meter,
+      meter: this.parts.meter,
       beforeCall,
       signal,
     });
@@ -314,7 +299,7 @@ export class FoldRunner {
     this.averageMs = this.averageMs === undefined ? took : 0.7 * this.averageMs + 0.3 * took;
     // a summarizer's own timeline or call list is not taken: those are the engine's
     const { state, rejected } = verifySalience(withoutEngineFields(summarized), point.state, folded);
-    const merged = await mergeSimilarQuotes(state, this.embeddings, this.onEmbedderError);
+    const merged = await mergeSimilarQuotes(state, this.parts.embeddings, this.parts.onEmbedderError ?? ignoreError);
     const timeline = appendToTimeline(
       point.state?.timeline,
       timelineEntry({ messages: facts.messages, span: folded, from: point.coveredCount, to: plan.cut }),
@@ -325,3 +310,5 @@ export class FoldRunner {
     return { state: { ...merged, timeline, ...(toolCalls ? { toolCalls } : {}) }, rejected, calls };
   }
 }
+
+function ignoreError(): void {}

@@ -16,7 +16,7 @@ import type { CompressionErrorEvent } from '../../src/reports/events.js';
 import type { SessionState } from '../../src/session-state/session-state.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { callFacts, pointAt } from '../helpers/call-facts.js';
-import { chat, meter, text } from '../helpers/fixtures.js';
+import { chat, meter, readOneFile, text } from '../helpers/fixtures.js';
 
 /** CallRecords on a memory store: the record a call starts from, the recall choices it finds, and what it leaves. */
 
@@ -81,7 +81,7 @@ async function saveAt(
 ) {
   const decided = decidedAt(parts, facts, point);
   const sent = parts.assembly.assemble(facts, point, decided.projection).measures;
-  await parts.records.save(facts, { start, decided, found: undefined, stored: undefined, sent });
+  await parts.records.save(facts, { start, decided, found: undefined, stored: undefined, sent, blocks: new Set() });
   return sent;
 }
 
@@ -126,13 +126,7 @@ describe('CallRecords.load', () => {
 
   it('reports a stored record whose fold point would part a tool call from its result, and uses none', async () => {
     const parts = recordsOf();
-    const history: Message[] = [
-      text('user', 'Read the file.'),
-      { role: 'assistant', parts: [{ type: 'tool-call', id: 'r1', name: 'read_file', args: { path: 'a.ts' } }] },
-      { role: 'tool', parts: [{ type: 'tool-result', callId: 'r1', name: 'read_file', output: 'const a = 1;' }] },
-      text('assistant', 'Read it.'),
-      text('user', 'Thanks.'),
-    ];
+    const history = readOneFile();
     const facts = callFacts(history);
     await parts.stateRecords.save({
       scope: facts.scope,
@@ -194,7 +188,7 @@ describe('CallRecords.save', () => {
     const point = { ...start };
     const decided = decidedAt(parts, facts, point);
     const set = vi.spyOn(parts.store, 'set');
-    await parts.records.save(facts, { start, decided, found, stored, sent: [] });
+    await parts.records.save(facts, { start, decided, found, stored, sent: [], blocks: new Set() });
     expect(set).not.toHaveBeenCalled();
     expect(parts.memory.sentPrompts.previous(facts.conversationKey)?.record).toBe(found);
   });
@@ -213,6 +207,7 @@ describe('CallRecords.save', () => {
       found: loaded.found,
       stored: loaded.stored,
       sent: [],
+      blocks: new Set(),
     });
     const again = await parts.records.load(facts);
     expect(again.refitted).toBe(false);
@@ -225,7 +220,14 @@ describe('CallRecords.save', () => {
     const lasting = pointAt(facts, { coveredCount: 2, state: STATE });
     const point = pointAt(facts, { coveredCount: 4, state: STATE, droppedCount: 2 });
     const decided = decidedAt(parts, facts, point, { lasting });
-    await parts.records.save(facts, { start: pointAt(facts), decided, found: undefined, stored: undefined, sent: [] });
+    await parts.records.save(facts, {
+      start: pointAt(facts),
+      decided,
+      found: undefined,
+      stored: undefined,
+      sent: [],
+      blocks: new Set(),
+    });
     const { found } = await parts.records.load(callFacts([...HISTORY, text('assistant', 'More.')]));
     expect(found).toMatchObject({
       coveredCount: 2,
@@ -253,6 +255,7 @@ describe('CallRecords.save', () => {
       found: { ...found, masked: [...found.masked] },
       stored: undefined,
       sent: [],
+      blocks: new Set(),
     });
     expect(parts.memory.sentPrompts.previous(facts.conversationKey)?.partial).toBe(true);
   });
@@ -309,7 +312,14 @@ describe('CallRecords.recallChoices', () => {
     const point = pointAt(facts, { coveredCount: 2, state: STATE, recalls: new Map([[4, ['0:0']]]) });
     const decided = decidedAt(parts, facts, point);
     // the choice was the starting point's already: found in the store, not made by this call
-    await parts.records.save(facts, { start: point, decided, found: undefined, stored: undefined, sent: [] });
+    await parts.records.save(facts, {
+      start: point,
+      decided,
+      found: undefined,
+      stored: undefined,
+      sent: [],
+      blocks: new Set(),
+    });
     expect(parts.store.size).toBe(0);
   });
 });

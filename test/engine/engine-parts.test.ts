@@ -48,7 +48,7 @@ async function saveFold(parts: ReturnType<typeof engineParts>, messages: readonl
   const point = { ...start, coveredCount: 2, state: STATE };
   const projection = parts.assembly.project(facts, point);
   const decided = { ...EMPTY_STAGE_REPORT, point, lasting: point, projection };
-  await parts.records.save(facts, { start, decided, found: undefined, stored: undefined, sent: [] });
+  await parts.records.save(facts, { start, decided, found: undefined, stored: undefined, sent: [], blocks: new Set() });
 }
 
 const BREAK: PromiseBreak = { promise: 'continuity', detail: 'message 0 would change' };

@@ -3,10 +3,9 @@ import type { CallFacts } from '../../src/call/call-facts.js';
 import type { CompressionPoint } from '../../src/call/compression-point.js';
 import { CallPromises, type Candidate, type PromiseSubject } from '../../src/engine/promise-checks.js';
 import { blockIdentity, type SentPrompt } from '../../src/engine/sent-prompts.js';
-import type { StateRecord } from '../../src/persistence/state-records.js';
 import type { SessionState } from '../../src/session-state/session-state.js';
 import type { Message } from '../../src/transcript/transcript.js';
-import { callFacts, pointAt } from '../helpers/call-facts.js';
+import { callFacts, pointAt, storedRecord } from '../helpers/call-facts.js';
 
 /** The promise checks on their own: hand-built candidates, facts and previous prompts, no engine. */
 
@@ -22,15 +21,6 @@ const result = (id: string): Message => ({
 });
 
 const history = [user('Fix the bug.'), call('c1'), result('c1'), assistant('Done.'), user('Thanks, and the tests?')];
-
-const record = (covered: number): StateRecord => ({
-  version: 3,
-  through: covered,
-  prefixHash: 'x',
-  coveredCount: covered,
-  droppedCount: 0,
-  masked: [],
-});
 
 const STATE: SessionState = { logos: ['a fact'], pathos: [], abstract: [], conversationSummary: 'A chat.' };
 
@@ -79,9 +69,9 @@ describe('CallPromises.owed', () => {
     expect(promises(facts).owed()).toBe(false);
     const edited = callFacts([user('Something else.'), ...history.slice(1)]);
     expect(promises(edited, { previous: previous(facts, 3, [1, 2, 3]) }).owed()).toBe(false);
-    const before = previous(facts, 3, [1, 2, 3], { record: record(2) });
-    expect(promises(facts, { previous: before, found: record(3) }).owed()).toBe(false);
-    expect(promises(facts, { previous: before, found: record(2) }).owed()).toBe(true);
+    const before = previous(facts, 3, [1, 2, 3], { record: storedRecord(2) });
+    expect(promises(facts, { previous: before, found: storedRecord(3) }).owed()).toBe(false);
+    expect(promises(facts, { previous: before, found: storedRecord(2) }).owed()).toBe(true);
   });
 
   it('owes nothing when a recall choice of a user message the previous prompt had was stored anew since', () => {
@@ -98,7 +88,7 @@ describe('CallPromises.owed', () => {
   });
 
   it('compares records by content, whatever the order of their keys (a store that keeps JSON text)', () => {
-    const written = { ...record(2), state: STATE };
+    const written = { ...storedRecord(2), state: STATE };
     const { version, through, prefixHash, coveredCount, droppedCount, masked } = written;
     const readBack = { masked, droppedCount, coveredCount, prefixHash, through, version, state: { ...STATE } };
     const before = previous(facts, 3, [1], { record: written });

@@ -10,14 +10,13 @@ import { PromiseKeeper } from '../../src/engine/promise-keeper.js';
 import { PromptAssembly } from '../../src/engine/prompt-assembly.js';
 import { BrokenPromiseError } from '../../src/errors.js';
 import { DEFAULT_STATE_ACKNOWLEDGEMENT } from '../../src/options/prompts.js';
-import type { StateRecord } from '../../src/persistence/state-records.js';
 import { RecallPlanner } from '../../src/recall/recall-planner.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../../src/recall/render-recall.js';
 import type { CompressionErrorEvent } from '../../src/reports/events.js';
 import type { SessionState } from '../../src/session-state/session-state.js';
 import type { Message } from '../../src/transcript/transcript.js';
-import { callFacts, pointAt } from '../helpers/call-facts.js';
-import { chat, expectSameObjects, meter, text } from '../helpers/fixtures.js';
+import { callFacts, pointAt, storedRecord } from '../helpers/call-facts.js';
+import { chat, expectSameObjects, meter, readOneFile, text } from '../helpers/fixtures.js';
 
 /** PromiseKeeper on hand-built calls: its checks against the previous prompt, what it reports and what it falls back to. */
 
@@ -87,15 +86,6 @@ const outputOf = (facts: CallFacts): CompressOutput => ({
 
 const BREAK: PromiseBreak = { promise: 'silent-change', detail: 'the prompt would change', stage: 'sneaky' };
 
-const record = (covered: number): StateRecord => ({
-  version: 3,
-  through: covered,
-  prefixHash: 'x',
-  coveredCount: covered,
-  droppedCount: 0,
-  masked: [],
-});
-
 describe('PromiseKeeper.rejected', () => {
   it('returns a break to keep for the report by default', () => {
     const { keeper } = keeperOf();
@@ -136,7 +126,7 @@ describe('PromiseKeeper.promises', () => {
     const parts = keeperOf();
     const earlier = callFacts(HISTORY.slice(0, 5));
     sentAt(parts, earlier, pointAt(earlier));
-    expect(parts.keeper.promises(callFacts(HISTORY), record(2)).owed()).toBe(false);
+    expect(parts.keeper.promises(callFacts(HISTORY), storedRecord(2)).owed()).toBe(false);
   });
 
   it('counts a state as the assembly does', () => {
@@ -226,7 +216,7 @@ describe('PromiseKeeper.sentAsItCame', () => {
   it('remembers a prompt sent without the record it found as applied in part', () => {
     const parts = keeperOf();
     const facts = callFacts(HISTORY);
-    const found = record(2);
+    const found = storedRecord(2);
     parts.keeper.sentAsItCame(facts, found, parts.keeper.promises(facts, found), outputOf(facts));
     const previous = parts.memory.sentPrompts.previous(facts.conversationKey);
     expect(previous?.partial).toBe(true);
@@ -361,13 +351,7 @@ describe('PromiseKeeper.checked', () => {
 
   it('finds a tool call parted from its result in the finished prompt', () => {
     const parts = keeperOf();
-    const history: Message[] = [
-      text('user', 'Read the file.'),
-      { role: 'assistant', parts: [{ type: 'tool-call', id: 'r1', name: 'read_file', args: { path: 'a.ts' } }] },
-      { role: 'tool', parts: [{ type: 'tool-result', callId: 'r1', name: 'read_file', output: 'const a = 1;' }] },
-      text('assistant', 'Read it.'),
-      text('user', 'Thanks.'),
-    ];
+    const history = readOneFile();
     const facts = callFacts(history);
     // a fold point between the call and its result, which no stage would choose
     const decided = decidedAt(parts, facts, pointAt(facts, { coveredCount: 2, state: STATE }));

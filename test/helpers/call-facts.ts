@@ -5,6 +5,7 @@ import type { Projection } from '../../src/call/projection.js';
 import { readCall } from '../../src/engine/read-call.js';
 import { DEFAULT_MASKING_OPTIONS, type MaskingOptions } from '../../src/masking/observation-masking.js';
 import type { BudgetLimits } from '../../src/options/budget.js';
+import type { StateRecord } from '../../src/persistence/state-records.js';
 import { StepAnalyses } from '../../src/signals/step-analyses.js';
 import type { CacheEconomics } from '../../src/strategies/cache-economics.js';
 import { DEFAULT_REDACTION_TOOL_NAME } from '../../src/strategies/redaction.js';
@@ -86,3 +87,13 @@ export function economics(pays: boolean): CacheEconomics {
     weigh: (freed, rewritten) => ({ savings: freed, breakCost: rewritten, pays }),
   };
 }
+
+/** A stored record that covers `covered` messages and holds nothing else (its prefix hash made up). */
+export const storedRecord = (covered: number): StateRecord => ({
+  version: 3,
+  through: covered,
+  prefixHash: 'x',
+  coveredCount: covered,
+  droppedCount: 0,
+  masked: [],
+});

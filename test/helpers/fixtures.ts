@@ -41,6 +41,15 @@ export const readStep = (index: number, lines = 40): Message[] => [
   resultOf(`read-${index}`, 'read_file', `// m${index}\n${`export const v${index} = ${index};\n`.repeat(lines)}`),
 ];
 
+/** A user asks for a file, the assistant reads it and answers, the user thanks it: one tool call and its result. */
+export const readOneFile = (): Message[] => [
+  text('user', 'Read the file.'),
+  callOf('r1', 'read_file', { path: 'a.ts' }),
+  resultOf('r1', 'read_file', 'const a = 1;'),
+  text('assistant', 'Read it.'),
+  text('user', 'Thanks.'),
+];
+
 export function agentLoop(steps: number, outputChars = 300): Message[] {
   const messages = [text('user', 'Fix the failing test in src/app.ts.')];
   for (let i = 0; i < steps; i++) {
