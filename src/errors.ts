@@ -246,48 +246,67 @@ const providerOverflow = Symbol.for(`${PREFIX}.ProviderOverflowError`);
 
 /**
  * The provider rejected a prompt as longer than the model's window although our count said it fit: its tokenizer
- * counts more than ours (Claude, Gemini, a local model), or its window is smaller than the one configured. The engine
- * learned from it (the ratio of the provider's count to ours, the provider's limit) and retried the call once,
- * compressed to fit (`fallback: 'retried'`); when the retry was rejected too, the provider's error went to the caller
- * (`fallback: 'rethrown'`). `cause` is the provider's error.
+ * counts more than ours (Claude, Gemini, a local model), its window is smaller than the one configured, or it counts
+ * the call's output (`max_tokens`) against the window. The engine learned from it, for the model: the ratio of the
+ * provider's count to ours, the provider's limit, the output it counts, or, when its error names no figure (OpenAI's
+ * Responses API), a bound below our count of the rejected prompt. It retried the call once, compressed to fit
+ * (`fallback: 'retried'`); when the retry was rejected too, the provider's error went to the caller
+ * (`fallback: 'rethrown'`). The same error is raised for a summarizer's call (its `modelKey` is the summarizer's
+ * name), whose fold is then cut again into smaller chunks. `cause` is the provider's error.
  */
 export class ProviderOverflowError extends ContextCompressionError {
   readonly [providerOverflow] = true;
-  /** The `provider:modelId` key whose calibration learned from the rejection. */
+  /** The `provider:modelId` key (or the summarizer's name) that learned from the rejection. */
   readonly modelKey: string;
   /** The prompt's tokens as the provider counted them, when its error said. */
   readonly providerTokens: number | undefined;
   /** The most the provider accepts, when its error said. */
   readonly providerLimit: number | undefined;
+  /** Output tokens the provider counted against its limit (the call's `max_tokens`), when its error said. */
+  readonly providerOutputTokens: number | undefined;
   /** The prompt's tokens as we counted them when it was sent (calibrated by what was known then). */
   readonly estimatedTokens: number;
   /** Provider tokens per token of ours, as learned from this rejection; later calls of the model use it. */
   readonly learnedRatio: number;
+  /**
+   * The most input tokens (the provider's, as we count them calibrated) a call of the model now sends: its budget
+   * after what this rejection taught. For a summarizer, the most one of its calls now sends.
+   */
+  readonly learnedInputLimit: number;
+  /** What the provider said, cut to 300 characters. */
+  readonly providerMessage: string;
 
   constructor(fields: {
     modelKey: string;
     providerTokens: number | undefined;
     providerLimit: number | undefined;
+    providerOutputTokens?: number | undefined;
     estimatedTokens: number;
     learnedRatio: number;
+    learnedInputLimit: number;
     providerMessage: string;
     cause?: unknown;
   }) {
     const counted = fields.providerTokens === undefined ? 'more' : `${fields.providerTokens}`;
+    const output = fields.providerOutputTokens === undefined ? '' : ` plus ${fields.providerOutputTokens} of output`;
     const limit = fields.providerLimit === undefined ? '' : ` (its limit: ${fields.providerLimit})`;
     super({
       name: 'ProviderOverflowError',
       message:
-        `The provider rejected the prompt as too long for ${fields.modelKey}: it counted ${counted} tokens${limit}, ` +
+        `The provider rejected the prompt as too long for ${fields.modelKey}: it counted ${counted} tokens${output}${limit}, ` +
         `we counted ${fields.estimatedTokens}. Provider tokens per token of ours are now taken as ` +
-        `${fields.learnedRatio.toFixed(2)}. Provider said: ${fields.providerMessage}`,
+        `${fields.learnedRatio.toFixed(2)}, and calls send at most ${fields.learnedInputLimit} input tokens. ` +
+        `Provider said: ${fields.providerMessage}`,
       cause: fields.cause,
     });
     this.modelKey = fields.modelKey;
     this.providerTokens = fields.providerTokens;
     this.providerLimit = fields.providerLimit;
+    this.providerOutputTokens = fields.providerOutputTokens;
     this.estimatedTokens = fields.estimatedTokens;
     this.learnedRatio = fields.learnedRatio;
+    this.learnedInputLimit = fields.learnedInputLimit;
+    this.providerMessage = fields.providerMessage;
   }
 
   static override isInstance(error: unknown): error is ProviderOverflowError {

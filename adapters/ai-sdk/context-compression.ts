@@ -11,6 +11,7 @@ import { type Embedder, isEmbedder } from '../../src/embeddings/embedder.js';
 import { callMetadata, METADATA_KEY } from '../../src/engine/call-metadata.js';
 import { createCompressionEngine } from '../../src/engine/create-engine.js';
 import type { CompressionEngine } from '../../src/engine/engine.js';
+import type { ProviderOverflowError } from '../../src/errors.js';
 import { type AdapterOptions, AdapterOptionsSchema } from '../../src/options/adapter-options.js';
 import { parseOptions } from '../../src/options/option-issue-error.js';
 import { type CompressionOptions, readOptions } from '../../src/options/options.js';
@@ -27,6 +28,7 @@ import {
   type SentCall,
   streamWithRetry,
 } from './overflow-retry.js';
+import { callContextWindow, callOutputTokens } from './provider-terms.js';
 import { promptConversionsByCounting, toTranscript } from './to-transcript.js';
 import { ToolCallPrompts } from './tool-call-prompts.js';
 
@@ -92,17 +94,28 @@ export function middlewareFor(
   /** Each sent call's params, model key and engine output, whose estimate is read once the provider answered. */
   const sentCalls = new WeakMap<LanguageModelV4CallOptions, SentCall>();
   const conversions = promptConversionsByCounting();
-  const compress = async (params: LanguageModelV4CallOptions, model: LanguageModelV4) => {
+  const compress = async (
+    params: LanguageModelV4CallOptions,
+    model: LanguageModelV4,
+    retryOf?: ProviderOverflowError,
+  ) => {
     const { callOptions, providerOptions } = readCallOptions(params.providerOptions);
     if (callOptions.disable) return { ...params, providerOptions };
     // files are counted as the model's provider counts them, each way of counting with its own conversions
     const counting = { family: providerFamily(model.provider, model.modelId), modelId: model.modelId };
+    const contextWindow = callContextWindow(params, model);
+    const maxOutputTokens = callOutputTokens(params, model);
     const result = await engine.compress({
       transcript: toTranscript(params.prompt, params.tools, conversions(counting), counting),
       modelId: model.modelId,
       modelKey: modelKeyOf(model),
+      contextWindow,
+      maxOutputTokens,
       namespace: callOptions.namespace,
       force: callOptions.force,
+      // reported once the provider took the prompt: a call rejected for length is reported by its retry alone
+      deferReport: true,
+      retryOf,
     });
     const prompt = cacheBreakpoints ? withBreakpoints(result, params, model.provider) : undefined;
     const transformed = {
@@ -110,7 +123,13 @@ export function middlewareFor(
       providerOptions,
       prompt: prompt ?? fromTranscript(result.system, result.messages),
     };
-    sentCalls.set(transformed, { original: params, modelKey: modelKeyOf(model), output: result });
+    sentCalls.set(transformed, {
+      original: params,
+      modelKey: modelKeyOf(model),
+      contextWindow,
+      maxOutputTokens,
+      output: result,
+    });
     return transformed;
   };
   const retries: RetryContext = { engine, sent: (params) => sentCalls.get(params), compress };

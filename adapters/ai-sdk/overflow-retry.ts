@@ -6,12 +6,17 @@ import type {
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
 import type { CompressionEngine } from '../../src/engine/engine.js';
+import type { ProviderOverflowError } from '../../src/errors.js';
 import type { CallReport } from '../../src/reports/events.js';
 
 /** A call the middleware compressed: the caller's params, to compress again, and our estimate of what was sent. */
 export interface SentCall {
   readonly original: LanguageModelV4CallOptions;
   readonly modelKey: string;
+  /** The window the call was compressed for, when the call set one (a beta flag's). */
+  readonly contextWindow: number | undefined;
+  /** Output tokens the call asked for (see `callOutputTokens`). */
+  readonly maxOutputTokens: number | undefined;
   readonly output: { readonly estimatedTokens: number; readonly report: CallReport };
 }
 
@@ -22,7 +27,14 @@ export interface RetryContext {
   readonly compress: (
     original: LanguageModelV4CallOptions,
     model: LanguageModelV4,
+    retryOf: ProviderOverflowError,
   ) => PromiseLike<LanguageModelV4CallOptions>;
+}
+
+/** Tells `onCall` of the attempt that settled the call (accepted, or failed for good): once per call. */
+function settled(context: RetryContext, params: LanguageModelV4CallOptions): void {
+  const sent = context.sent(params);
+  if (sent) context.engine.reportCall(sent.output.report);
 }
 
 /** Parts a stream may open with before it says anything: the first other part tells whether the call was accepted. */
@@ -43,11 +55,13 @@ async function retryParams(
   const rejected = context.engine.providerRejected({
     modelId: model.modelId,
     modelKey: sent.modelKey,
+    contextWindow: sent.contextWindow,
+    maxOutputTokens: sent.maxOutputTokens,
     estimatedTokens: () => sent.output.estimatedTokens,
     error,
     retry: false,
   });
-  return rejected ? context.compress(sent.original, model) : undefined;
+  return rejected ? context.compress(sent.original, model, rejected) : undefined;
 }
 
 /** Reports the retry's own rejection for length (learned from too); the error itself goes to the caller. */
@@ -62,6 +76,8 @@ function retryRejected(
     context.engine.providerRejected({
       modelId: model.modelId,
       modelKey: sent.modelKey,
+      contextWindow: sent.contextWindow,
+      maxOutputTokens: sent.maxOutputTokens,
       estimatedTokens: () => sent.output.estimatedTokens,
       error,
       retry: true,
@@ -76,9 +92,12 @@ async function secondAttempt<T>(
   run: () => PromiseLike<T>,
 ): Promise<T> {
   try {
-    return await run();
+    const result = await run();
+    settled(context, params);
+    return result;
   } catch (error) {
     retryRejected(context, params, model, error);
+    settled(context, params);
     throw error;
   }
 }
@@ -92,10 +111,15 @@ export async function generateWithRetry(
   { doGenerate, params, model }: { doGenerate: () => PromiseLike<LanguageModelV4GenerateResult> } & Target,
 ): Promise<{ result: LanguageModelV4GenerateResult; answered: LanguageModelV4CallOptions }> {
   try {
-    return { result: await doGenerate(), answered: params };
+    const result = await doGenerate();
+    settled(context, params);
+    return { result, answered: params };
   } catch (error) {
     const retry = await retryParams(context, params, model, error);
-    if (!retry) throw error;
+    if (!retry) {
+      settled(context, params);
+      throw error;
+    }
     return { result: await secondAttempt(context, retry, model, () => model.doGenerate(retry)), answered: retry };
   }
 }
@@ -153,7 +177,10 @@ export async function streamWithRetry(
     result = await doStream();
   } catch (error) {
     const retry = await retryParams(context, params, model, error);
-    if (!retry) throw error;
+    if (!retry) {
+      settled(context, params);
+      throw error;
+    }
     return { result: await secondAttempt(context, retry, model, () => model.doStream(retry)), answered: retry };
   }
   const reader = result.stream.getReader();
@@ -165,6 +192,7 @@ export async function streamWithRetry(
       return { result: await secondAttempt(context, retry, model, () => model.doStream(retry)), answered: retry };
     }
   }
+  settled(context, params);
   return { result: { ...result, stream: resumed(parts, reader, done) }, answered: params };
 }
 

@@ -2,7 +2,7 @@ import type { BaseLanguageModelInput } from '@langchain/core/language_models/bas
 import { type BaseMessage, type BaseMessageLike, coerceMessageLikeToMessage } from '@langchain/core/messages';
 import { type CompressionMetadata, callMetadata } from '../../src/engine/call-metadata.js';
 import type { CompressionEngine } from '../../src/engine/engine.js';
-import { InvalidOptionError } from '../../src/errors.js';
+import { InvalidOptionError, type ProviderOverflowError } from '../../src/errors.js';
 import type { ContextCompressionCallOptions } from './call-options.js';
 import { type AwarenessPlacement, fromTranscript } from './from-transcript.js';
 import type { ModelInfo } from './model-info.js';
@@ -30,6 +30,13 @@ export interface CompressBaseMessagesInput {
   readonly awareness: AwarenessPlacement;
   /** The converter of the wrapper, chain step or middleware: messages it has seen keep their transcript objects. */
   readonly converter: TranscriptConverter;
+  /**
+   * When `onCall` hears of the call: at once, or `later`, through `CompressedBaseMessages.settled`, once the provider
+   * took it (a call rejected for length and retried is reported by its retry alone). @default 'now'
+   */
+  readonly report?: 'now' | 'later';
+  /** The provider's rejection this compression retries after (see `CompressInput.retryOf`). */
+  readonly retryOf?: ProviderOverflowError | undefined;
 }
 
 /** The compressed prompt, our estimate of its tokens (to learn from the provider's count) and the call's report. */
@@ -38,20 +45,25 @@ export interface CompressedBaseMessages {
   readonly estimatedTokens: number;
   /** What the call did, for the answer's `response_metadata` and the custom callback event. */
   readonly metadata: CompressionMetadata;
+  /** Tells `onCall` of the call, for one compressed with `report: 'later'`. */
+  readonly settled: () => void;
 }
 
 /** Runs one LangChain prompt through the engine and back. */
 export async function compressBaseMessages(
   engine: CompressionEngine,
-  { messages, tools, model, callOptions, awareness, converter }: CompressBaseMessagesInput,
+  { messages, tools, model, callOptions, awareness, converter, report = 'now', retryOf }: CompressBaseMessagesInput,
 ): Promise<CompressedBaseMessages> {
   const result = await engine.compress({
     transcript: converter.toTranscript(messages, tools, model.files),
     modelId: model.modelId,
     modelKey: model.modelKey,
     contextWindow: model.contextWindow,
+    maxOutputTokens: model.maxOutputTokens,
     namespace: callOptions.namespace,
     force: callOptions.force,
+    deferReport: report === 'later',
+    retryOf,
   });
   return {
     messages: fromTranscript(result.system, result.messages, awareness),
@@ -60,5 +72,6 @@ export async function compressBaseMessages(
       return result.estimatedTokens;
     },
     metadata: callMetadata(result.report),
+    settled: () => engine.reportCall(result.report),
   };
 }

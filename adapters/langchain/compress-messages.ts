@@ -41,7 +41,7 @@ export function compressMessages(
   requireBudget(engine, { modelId }, `compressMessages({ contextWindow: 128_000 })`);
   // files are counted for the provider the model id names; without a model, as the largest provider count
   const files = model === undefined ? UNKNOWN_FILE_COUNTING : { family: providerFamily('', model), modelId: model };
-  const info = { modelId, modelKey: modelId, contextWindow: undefined, files };
+  const info = { modelId, modelKey: modelId, contextWindow: undefined, maxOutputTokens: undefined, files };
   const converter = new TranscriptConverter();
   return RunnableLambda.from(async (input: BaseLanguageModelInput, config?: RunnableConfig) => {
     const messages = inputMessages(input);

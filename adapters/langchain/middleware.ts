@@ -51,7 +51,7 @@ export function contextCompressionMiddleware(options: ContextCompressionMiddlewa
     return runWithRetry({
       engine,
       info,
-      compress: () =>
+      compress: (retryOf) =>
         compressBaseMessages(engine, {
           messages: [...system, ...request.messages],
           tools: request.tools,
@@ -59,8 +59,11 @@ export function contextCompressionMiddleware(options: ContextCompressionMiddlewa
           callOptions,
           awareness: 'state',
           converter,
+          report: 'later',
+          retryOf,
         }),
       estimate: (compressed) => compressed.estimatedTokens,
+      settle: (compressed) => compressed.settled(),
       run: async (compressed) => {
         await dispatchReportInRun(compressed.metadata);
         const response = await handler({ ...request, messages: compressed.messages.slice(system.length) });

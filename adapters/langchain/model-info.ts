@@ -1,6 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
 import { type FileCounting, type ProviderFamily, providerFamily } from '../../src/counting/provider-family.js';
+import { anthropicWindow, betaFlags } from '../../src/options/context-windows.js';
 
 /** What the engine needs to know of a LangChain chat model. */
 export interface ModelInfo {
@@ -8,8 +9,18 @@ export interface ModelInfo {
   readonly modelId: string;
   /** Key of the per-model calibration: `llmType:modelId`. */
   readonly modelKey: string;
-  /** The window from the model's profile (`maxInputTokens`), when it has one. */
+  /**
+   * The window from the model's profile (`maxInputTokens`), when it has one; for Claude, the standard 200k unless
+   * the model's beta flags open the long window (a profile gives the long one, which the API takes only with it).
+   */
   readonly contextWindow: number | undefined;
+  /** A larger window a call's own beta flags open (`betas` in its options): Claude's `context-1m`. */
+  readonly flaggedWindow?: number | undefined;
+  /**
+   * Output tokens every call asks for: the model's `maxTokens` (ChatAnthropic always has one, its default for the
+   * model), `maxOutputTokens` or `max_tokens` in its invocation kwargs; undefined when it sets none.
+   */
+  readonly maxOutputTokens: number | undefined;
   /** The provider and model its files and images are counted for. */
   readonly files: FileCounting;
 }
@@ -92,7 +103,55 @@ export function modelInfo(model: object): ModelInfo {
     if (typeof window === 'number' && Number.isInteger(window) && window > 0) contextWindow = window;
   } catch {}
   const files = { family: familyOf(model, type, modelId), modelId };
-  return { modelId, modelKey: `${type}:${modelId}`, contextWindow, files };
+  const windows = files.family === 'anthropic' ? claudeWindows(model, modelId, contextWindow) : undefined;
+  return {
+    modelId,
+    modelKey: `${type}:${modelId}`,
+    contextWindow: windows?.window ?? contextWindow,
+    flaggedWindow: windows?.flagged,
+    maxOutputTokens: outputTokensOf(model),
+    files,
+  };
+}
+
+const positive = (value: unknown) =>
+  typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : undefined;
+
+/**
+ * The output tokens a model asks for on every call (see `ModelInfo.maxOutputTokens`): what its request kwargs set
+ * (ChatAnthropic's `invocationKwargs`, ChatOpenAI's `modelKwargs`), else its `maxTokens` or `maxOutputTokens`.
+ */
+function outputTokensOf(model: object): number | undefined {
+  const kwargs = [fieldOf(model, 'invocationKwargs'), fieldOf(model, 'modelKwargs')] as (
+    | Record<string, unknown>
+    | undefined
+  )[];
+  const fromKwargs = kwargs.map((each) => positive(each?.max_tokens) ?? positive(each?.max_completion_tokens));
+  return (
+    fromKwargs.find((value) => value !== undefined) ??
+    positive(fieldOf(model, 'maxTokens')) ??
+    positive(fieldOf(model, 'maxOutputTokens'))
+  );
+}
+
+/**
+ * A Claude model's window with the beta flags it was made with (`betas`, an `anthropic-beta` default header), and the
+ * larger one a call's own flags may open; undefined for a model id that is not Claude's.
+ */
+function claudeWindows(model: object, modelId: string, profile: number | undefined) {
+  const clientOptions = fieldOf(model, 'clientOptions') as { defaultHeaders?: Record<string, unknown> } | undefined;
+  const flags = betaFlags(fieldOf(model, 'betas'), clientOptions?.defaultHeaders?.['anthropic-beta']);
+  const window = anthropicWindow(modelId, flags, profile);
+  if (window === undefined) return undefined;
+  const long = anthropicWindow(modelId, [...flags, 'context-1m'], profile);
+  return { window, flagged: long !== undefined && long > window ? long : undefined };
+}
+
+/** The window of one call of a model: its info's, or the larger one the call's own beta flags open. */
+export function callWindow(info: ModelInfo, options: unknown): number | undefined {
+  if (info.flaggedWindow === undefined) return info.contextWindow;
+  const flags = betaFlags((options as { betas?: unknown } | undefined)?.betas);
+  return flags.some((flag) => flag.startsWith('context-1m')) ? info.flaggedWindow : info.contextWindow;
 }
 
 /**

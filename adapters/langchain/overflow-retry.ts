@@ -1,38 +1,44 @@
 import type { CompressionEngine } from '../../src/engine/engine.js';
+import type { ProviderOverflowError } from '../../src/errors.js';
 import type { ModelInfo } from './model-info.js';
 
 /** What a compressed call sent: our estimate of its tokens, undefined when the call was not compressed. */
 type Estimate = () => number | undefined;
 
-/** Tells the engine a model call failed; true when it was a rejection for length (learned and reported). */
+/** Tells the engine a model call failed; the rejection when it was one for length (learned and reported). */
 function rejectedForLength(
   engine: CompressionEngine,
   info: ModelInfo,
   estimate: Estimate,
   error: unknown,
   retry: boolean,
-): boolean {
+): ProviderOverflowError | undefined {
   const estimatedTokens = estimate();
-  if (estimatedTokens === undefined) return false;
-  const rejected = engine.providerRejected({
+  if (estimatedTokens === undefined) return undefined;
+  return engine.providerRejected({
     modelId: info.modelId,
     modelKey: info.modelKey,
     contextWindow: info.contextWindow,
+    maxOutputTokens: info.maxOutputTokens,
     estimatedTokens,
     error,
     retry,
   });
-  return rejected !== undefined;
 }
 
 /** One model call with what it needs to be compressed again and retried. */
 export interface RetriedCall<S, T> {
   readonly engine: CompressionEngine;
   readonly info: ModelInfo;
-  /** Compresses the call's input (again, for the retry: the engine then knows what the rejection taught it). */
-  readonly compress: () => Promise<S>;
+  /**
+   * Compresses the call's input, to be reported later (`settle`); again for the retry, given the rejection: the engine
+   * then knows what it taught, and the retry's report tells of it.
+   */
+  readonly compress: (retryOf?: ProviderOverflowError) => Promise<S>;
   /** Our estimate of what a compressed input sends; undefined when nothing was compressed (never retried). */
   readonly estimate: (sent: S) => number | undefined;
+  /** Tells `onCall` of the attempt that settled the call: accepted, or failed for good. Once per call. */
+  readonly settle: (sent: S) => void;
   readonly run: (sent: S) => Promise<T>;
 }
 
@@ -41,49 +47,115 @@ export interface RetriedCall<S, T> {
  * again (now to fit what the engine learned from the rejection) and runs it once more. Any other error, or the retry's
  * own rejection, goes to the caller.
  */
-export async function runWithRetry<S, T>({ engine, info, compress, estimate, run }: RetriedCall<S, T>): Promise<T> {
+export async function runWithRetry<S, T>({
+  engine,
+  info,
+  compress,
+  estimate,
+  settle,
+  run,
+}: RetriedCall<S, T>): Promise<T> {
   const sent = await compress();
+  let rejected: ProviderOverflowError | undefined;
   try {
-    return await run(sent);
+    const answer = await run(sent);
+    settle(sent);
+    return answer;
   } catch (error) {
-    if (!rejectedForLength(engine, info, () => estimate(sent), error, false)) throw error;
+    rejected = rejectedForLength(engine, info, () => estimate(sent), error, false);
+    if (!rejected) {
+      settle(sent);
+      throw error;
+    }
   }
-  const retry = await compress();
+  const retry = await compress(rejected);
   try {
     return await run(retry);
   } catch (error) {
     rejectedForLength(engine, info, () => estimate(retry), error, true);
     throw error;
+  } finally {
+    settle(retry);
   }
 }
 
 /**
- * The chunks of a streamed model call; when the provider rejects the prompt as too long before the first chunk,
- * compresses the input again and streams the retry instead. Nothing reached the caller before a retry.
+ * Whether a chunk says nothing yet: a message chunk with no text, no tool call and no usage (OpenAI's Responses
+ * stream opens with one for `response.created` before it may fail). Such chunks are held back until the first that
+ * says something, so a rejection after them can still be retried.
+ */
+function opening(chunk: unknown): boolean {
+  if (typeof chunk !== 'object' || chunk === null) return false;
+  const message = chunk as {
+    content?: unknown;
+    tool_call_chunks?: unknown[];
+    tool_calls?: unknown[];
+    usage_metadata?: unknown;
+  };
+  const empty = message.content === '' || (Array.isArray(message.content) && message.content.length === 0);
+  return (
+    empty &&
+    (message.tool_call_chunks?.length ?? 0) === 0 &&
+    (message.tool_calls?.length ?? 0) === 0 &&
+    message.usage_metadata === undefined
+  );
+}
+
+/**
+ * The chunks of a streamed model call; when the provider rejects the prompt as too long before the first chunk that
+ * says something, compresses the input again and streams the retry instead. Nothing reached the caller before a
+ * retry: the chunks that said nothing yet are held back until one does (see `opening`).
  */
 export async function* streamWithRetry<S, C>({
   engine,
   info,
   compress,
   estimate,
+  settle,
   run,
 }: Omit<RetriedCall<S, never>, 'run'> & { run: (sent: S) => AsyncIterable<C> }): AsyncGenerator<C> {
   const sent = await compress();
   let started = false;
+  let rejected: ProviderOverflowError | undefined;
+  const held: C[] = [];
   try {
     for await (const chunk of run(sent)) {
-      started = true;
+      if (!started && opening(chunk)) {
+        held.push(chunk);
+        continue;
+      }
+      // the first chunk that says something tells that the provider took the prompt
+      if (!started) {
+        settle(sent);
+        started = true;
+        yield* held;
+      }
       yield chunk;
+    }
+    if (!started) {
+      settle(sent);
+      yield* held;
     }
     return;
   } catch (error) {
-    if (started || !rejectedForLength(engine, info, () => estimate(sent), error, false)) throw error;
+    rejected = started ? undefined : rejectedForLength(engine, info, () => estimate(sent), error, false);
+    if (!rejected) {
+      if (!started) settle(sent);
+      throw error;
+    }
   }
-  const retry = await compress();
+  const retry = await compress(rejected);
+  let retryStarted = false;
   try {
-    yield* run(retry);
+    for await (const chunk of run(retry)) {
+      if (!retryStarted) settle(retry);
+      retryStarted = true;
+      yield chunk;
+    }
   } catch (error) {
     rejectedForLength(engine, info, () => estimate(retry), error, true);
     throw error;
+  } finally {
+    if (!retryStarted) settle(retry);
   }
 }

@@ -6,11 +6,11 @@ import { type BaseMessage, type BaseMessageLike, coerceMessageLikeToMessage } fr
 import type { ChatGeneration, LLMResult } from '@langchain/core/outputs';
 import { RunnableBinding } from '@langchain/core/runnables';
 import type { CompressionEngine } from '../../src/engine/engine.js';
-import { InvalidOptionError } from '../../src/errors.js';
+import { InvalidOptionError, type ProviderOverflowError } from '../../src/errors.js';
 import { readCallOptions } from './call-options.js';
 import { type CompressedBaseMessages, compressBaseMessages, inputMessages } from './compress-base-messages.js';
 import { createEngine, type LangChainCompressionOptions } from './create-engine.js';
-import { isChatModel, type ModelInfo, modelInfo, reportedInputTokens } from './model-info.js';
+import { callWindow, isChatModel, type ModelInfo, modelInfo, reportedInputTokens } from './model-info.js';
 import { callOwn, methodOf, parsedCallOptions, streamsNatively, streamsOwnChunks } from './model-methods.js';
 import { runWithRetry, streamWithRetry } from './overflow-retry.js';
 import { attachReport, reportingRun, withReports } from './report-metadata.js';
@@ -110,7 +110,11 @@ function generateCompressed(
   }: {
     engine: CompressionEngine;
     info: ModelInfo;
-    compress: (messages: readonly BaseMessage[], options: unknown) => Promise<CompressedBaseMessages | undefined>;
+    compress: (
+      messages: readonly BaseMessage[],
+      options: unknown,
+      retryOf?: ProviderOverflowError,
+    ) => Promise<CompressedBaseMessages | undefined>;
     base: BaseChatModel;
     self: BaseChatModel;
   },
@@ -123,8 +127,11 @@ function generateCompressed(
   return runWithRetry({
     engine,
     info,
-    compress: () => Promise.all(lists.map((list) => compress(list, parsed))),
+    compress: (retryOf) => Promise.all(lists.map((list) => compress(list, parsed, retryOf))),
     estimate: largestEstimate,
+    settle: (compressed) => {
+      for (const sent of compressed) sent?.settled();
+    },
     run: async (compressed) => {
       const prompts = lists.map((list, index) => compressed[index]?.messages ?? list);
       // each prompt's report goes to its model run (a custom event, the answer's metadata; see `reportingRun`),
@@ -160,14 +167,32 @@ function compressingModel<T extends BaseChatModel>(
   const { engine, converter } = compression;
   const base: BaseChatModel = model;
   const wrapped = Object.create(model) as T;
-  const compress = async (messages: readonly BaseMessage[], options: unknown) => {
+  const compress = async (messages: readonly BaseMessage[], options: unknown, retryOf?: ProviderOverflowError) => {
     const callOptions = readCallOptions(options);
     if (callOptions.disable) return undefined;
     const tools = (options as { tools?: unknown[] } | undefined)?.tools ?? boundTools;
-    return compressBaseMessages(engine, { messages, tools, model: info, callOptions, awareness: 'system', converter });
+    // a window the call's own beta flags open (Claude's context-1m)
+    const model = { ...info, contextWindow: callWindow(info, options) };
+    return compressBaseMessages(engine, {
+      messages,
+      tools,
+      model,
+      callOptions,
+      awareness: 'system',
+      converter,
+      report: 'later',
+      retryOf,
+    });
   };
   const streamCompressed = <C>(messages: readonly BaseMessage[], options: unknown, run: Streamed<C>) =>
-    streamWithRetry({ engine, info, compress: () => compress(messages, options), estimate, run });
+    streamWithRetry({
+      engine,
+      info,
+      compress: (retryOf) => compress(messages, options, retryOf),
+      estimate,
+      settle: (sent) => sent?.settled(),
+      run,
+    });
   const binder = (name: string) =>
     function (this: BaseChatModel, ...args: unknown[]) {
       const tools = name === 'bindTools' && Array.isArray(args[0]) ? args[0] : undefined;

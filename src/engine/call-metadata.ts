@@ -36,6 +36,23 @@ export type CompressionMetadata = {
     /** Whether a stored state was reused instead of summarizing again. */
     reusedState: boolean;
   };
+  /**
+   * When the provider rejected the call's first prompt as too long and the call was retried, compressed to fit (this
+   * report is the retry's): what the provider said and what was learned for the model.
+   */
+  rejection?: {
+    providerMessage: string;
+    /** The rejected prompt's tokens as the provider counted them, when it said. */
+    providerTokens: number | undefined;
+    providerLimit: number | undefined;
+    /** Output tokens (`max_tokens`) the provider counted against its limit, when it said. */
+    providerOutputTokens: number | undefined;
+    /** The rejected prompt's tokens as we counted them. */
+    rejectedPromptTokens: number;
+    learnedRatio: number;
+    /** The most input tokens a call of the model now sends. */
+    learnedInputLimit: number;
+  };
 };
 
 /**
@@ -70,6 +87,17 @@ export function callMetadata(report: CallReport): CompressionMetadata {
         recalledTokens: event.recalled.tokens,
         summarizerCalls: event.summarizerCalls,
         reusedState: event.reusedState,
+      },
+    }),
+    ...(report.rejection && {
+      rejection: {
+        providerMessage: report.rejection.providerMessage,
+        providerTokens: report.rejection.providerTokens,
+        providerLimit: report.rejection.providerLimit,
+        providerOutputTokens: report.rejection.providerOutputTokens,
+        rejectedPromptTokens: report.rejection.estimatedTokens,
+        learnedRatio: Math.round(report.rejection.learnedRatio * 100) / 100,
+        learnedInputLimit: report.rejection.learnedInputLimit,
       },
     }),
   };

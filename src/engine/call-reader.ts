@@ -23,9 +23,16 @@ export class CallReader {
     private readonly models: ModelLimits,
   ) {}
 
-  read({ transcript, modelId, modelKey = modelId, contextWindow, namespace }: CompressInput): CallFacts {
+  read({
+    transcript,
+    modelId,
+    modelKey = modelId,
+    contextWindow,
+    maxOutputTokens,
+    namespace,
+  }: CompressInput): CallFacts {
     const { meter, settings, memory } = this;
-    const limits = this.models.callLimits(modelId, modelKey, contextWindow);
+    const limits = this.models.callLimits(modelId, modelKey, contextWindow, maxOutputTokens);
     const { names: ownTools, awareness } = this.ownTools.forCall(transcript.tools);
     const facts = readCall(transcript, {
       meter,

@@ -3,7 +3,7 @@ import type { CallFacts } from '../call/call-facts.js';
 import { announces } from '../call/stage.js';
 import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import { commonPrefixTokens, PrefixTracker } from '../counting/prefix-tracker.js';
-import { HardLimitError } from '../errors.js';
+import { HardLimitError, type ProviderOverflowError } from '../errors.js';
 import type { CompressionOptions } from '../options/options.js';
 import type { CompressionDecision } from '../reports/decisions.js';
 import type { CallReport, CompressEvent } from '../reports/events.js';
@@ -70,9 +70,14 @@ export class CallReporter {
     return { edits, announced };
   }
 
+  /** Tells `onCall` of a call's report (every call, once: see `CompressionEngine.reportCall`). */
+  called(report: CallReport): void {
+    if (this.reportCalls) this.options.onCall?.(report);
+  }
+
   /**
-   * The call's decisions and event; `onCompress` hears of it only when the call changed what the model sees, `onCall`
-   * of every call.
+   * The call's decisions, event and report; `onCompress` hears of it only when the call changed what the model sees
+   * (`onCall` hears of every call's report through `called`).
    */
   changes({
     facts,
@@ -123,7 +128,6 @@ export class CallReporter {
       stateInPrompt: decided.point.state !== undefined,
       event,
     };
-    if (this.reportCalls) this.options.onCall?.(report);
     return { decisions, event, report };
   }
 
@@ -165,7 +169,6 @@ export class CallReporter {
       stateInPrompt: false,
       event: undefined,
     };
-    if (this.reportCalls) this.options.onCall?.(report);
     return report;
   }
 
@@ -205,4 +208,15 @@ function countedOnce<T>(count: () => T): () => T {
     }
     return value as T;
   };
+}
+
+/** A call's report with the provider's rejection of its first prompt (its getters kept: figures read on demand). */
+export function withRejection(report: CallReport, rejection: ProviderOverflowError): CallReport {
+  return Object.defineProperties(
+    {},
+    {
+      ...Object.getOwnPropertyDescriptors(report),
+      rejection: { value: rejection, enumerable: true },
+    },
+  ) as CallReport;
 }

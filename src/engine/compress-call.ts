@@ -1,3 +1,4 @@
+import type { ProviderOverflowError } from '../errors.js';
 import type { CompressionDecision } from '../reports/decisions.js';
 import type { CallReport, CompressEvent } from '../reports/events.js';
 import type { Message, Transcript } from '../transcript/transcript.js';
@@ -14,10 +15,23 @@ export interface CompressInput {
    * `contextWindow` option wins over it; the table of known models is the last resort.
    */
   readonly contextWindow?: number;
+  /**
+   * Output tokens the call asks the model for: its `maxOutputTokens` / `max_tokens`, else the provider's default for
+   * the model when the adapter knows it (Anthropic's SDKs send one on every call, and count it against the window).
+   * The budget keeps them free when they are more than the configured reserve (and at most 3/4 of the window).
+   */
+  readonly maxOutputTokens?: number;
   /** Added to the engine's namespace for this call, e.g. a user or tenant id. */
   readonly namespace?: string;
   /** Fold all complete turns now, whatever the budget says. */
   readonly force?: boolean;
+  /**
+   * The adapter reports the call itself, once the provider took the prompt (`CompressionEngine.reportCall`): a call
+   * the provider rejects and the adapter retries is then reported once, by the retry. @default false
+   */
+  readonly deferReport?: boolean;
+  /** The provider's rejection this compression retries after: the call's report tells of it (`CallReport.rejection`). */
+  readonly retryOf?: ProviderOverflowError;
 }
 
 /** The compressed prompt and what was done to it. */

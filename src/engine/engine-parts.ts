@@ -16,6 +16,7 @@ import { memoryStateStore, type StateStore } from '../persistence/state-store.js
 import { SummarizerRetries } from '../persistence/summarizer-retries.js';
 import { RecallPlanner } from '../recall/recall-planner.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../recall/render-recall.js';
+import type { CompressionErrorEvent } from '../reports/events.js';
 import type { StageServices } from '../stages/decide-call.js';
 import { toSummarizer } from '../summarizers/summarizer.js';
 import { CallReader } from './call-reader.js';
@@ -65,7 +66,7 @@ export function engineParts(options: CompressionOptions): EngineParts {
       : gptTokenizerCounter(),
   );
   const calibration = new TokenCalibration();
-  const models = new ModelLimits(resolved, calibration, new OverflowLearning(calibration, (event) => onError(event)));
+  const models = new ModelLimits(resolved, calibration, new OverflowLearning(calibration), (event) => onError(event));
   // a store of the caller's is bounded in time and its failures read as absent records; the memory store cannot fail
   const { stateTtlMs, storeTimeoutMs, embedder, embedderTimeoutMs } = resolved;
   const onStoreError = (error: StoreError) => onError({ error, fallback: 'without-store' });
@@ -74,7 +75,7 @@ export function engineParts(options: CompressionOptions): EngineParts {
   const stateRecords = new StateRecords(store, stateTtlMs, onStoreError, resolved.store ?? store);
   const embeddings = embedder && new EmbeddingCache(embedder, embedderTimeoutMs);
   const onEmbedderError = (error: EmbedderError) => onError({ error, fallback: 'lexical' });
-  const folds = foldRunner(resolved, store, meter, embeddings, onEmbedderError);
+  const folds = foldRunner(resolved, store, meter, embeddings, { onEmbedderError, onError });
   const memory = new ConversationMemory(meter);
   const settings = engineSettings(resolved);
   const ahead =
@@ -133,7 +134,10 @@ function foldRunner(
   store: StateStore,
   meter: MessageMeter,
   embeddings: EmbeddingCache | undefined,
-  onEmbedderError: (error: EmbedderError) => void,
+  {
+    onEmbedderError,
+    onError,
+  }: { onEmbedderError: (error: EmbedderError) => void; onError: (event: CompressionErrorEvent) => void },
 ): FoldRunner {
   const { stateTtlMs, summarizerTimeoutMs, storeTimeoutMs, embedder, embedderTimeoutMs } = resolved;
   return new FoldRunner(toSummarizer(resolved.summarizer), {
@@ -142,6 +146,7 @@ function foldRunner(
     meter,
     embeddings,
     onEmbedderError,
+    onRejected: (error) => onError({ error, fallback: 'retried' }),
     acknowledgement: resolved.acknowledgement,
     lease: foldLease(store, resolved.store !== undefined && resolved.foldLease, {
       stateTtlMs,

@@ -7,6 +7,8 @@ import type { MessageMeter } from '../counting/message-meter.js';
 import type { ProviderOverflowError } from '../errors.js';
 import { freedUnderPressure } from '../masking/masking-stage.js';
 import type { CompressionOptions } from '../options/options.js';
+import type { CallReport } from '../reports/events.js';
+import { withRejection } from './call-report.js';
 import type { CompressInput, CompressOutput } from './compress-call.js';
 import { type Decided, decide } from './decide.js';
 import { type EngineParts, engineParts } from './engine-parts.js';
@@ -49,10 +51,10 @@ export class CompressionEngine {
 
   /**
    * Tells the engine that the provider rejected a prompt it compressed. When the provider rejected it for its length,
-   * the engine learns from its figures (its count against ours into the model's calibration; its window when smaller
-   * than ours), reports a `ProviderOverflowError` to `onError` and returns it: the adapter then compresses the same
-   * input again, which now fits what was learned, and retries once (`retry: true` on the retry's own rejection, whose
-   * error goes to the caller). Any other error returns undefined and is never retried.
+   * the engine learns from it (see `OverflowLearning`: a ratio, a smaller window, the output counted, or a bound when
+   * it names no figure), reports a `ProviderOverflowError` to `onError` and returns it: the adapter then compresses the
+   * same input again (`retryOf`), which now fits what was learned, and retries once (`retry: true` on the retry's own
+   * rejection, whose error goes to the caller). Any other error returns undefined and is never retried.
    */
   providerRejected(rejection: ProviderRejection): ProviderOverflowError | undefined {
     return this.parts.models.rejected(rejection);
@@ -70,7 +72,27 @@ export class CompressionEngine {
     this.parts.models.used(modelKey, estimatedTokens, reportedInputTokens);
   }
 
+  /**
+   * Compresses one call. `onCall` hears of it at once, or, with `deferReport`, when the adapter calls `reportCall`
+   * (once the provider took the prompt); a retry's report (`retryOf`) tells of the rejection before it.
+   */
   async compress(input: CompressInput): Promise<CompressOutput> {
+    const output = await this.compressed(input);
+    const report = input.retryOf ? withRejection(output.report, input.retryOf) : output.report;
+    if (!input.deferReport) this.parts.reporter.called(report);
+    return report === output.report ? output : { ...output, report };
+  }
+
+  /**
+   * Tells `onCall` of a call compressed with `deferReport`: the adapter calls it once per call, when the provider took
+   * the prompt (or failed it for a reason other than its length); a call rejected for length and retried is reported
+   * by its retry alone.
+   */
+  reportCall(report: CallReport): void {
+    this.parts.reporter.called(report);
+  }
+
+  private async compressed(input: CompressInput): Promise<CompressOutput> {
     const { reader, records, promises, assembly, reporter, services, listeners, memory } = this.parts;
     await this.meter.counter.load?.();
     const facts = reader.read(pairedInput(input, listeners.onError, memory.pairings));

@@ -1,13 +1,14 @@
 import { boundedCache } from '../bounded-cache.js';
 import type { TokenCalibration } from '../counting/calibration.js';
-import { ProviderOverflowError } from '../errors.js';
-import type { CompressionErrorEvent } from '../reports/events.js';
-import { readProviderOverflow } from './provider-overflow.js';
+import { type ProviderOverflow, readProviderOverflow } from '../counting/provider-overflow.js';
 
 /** Margin over the ratio a rejection shows, so the retry is not rejected again by a rounding of the provider's. */
 const RATIO_MARGIN = 1.05;
-/** How much the ratio grows after a rejection that gave no figure to learn from. */
-const BLIND_GROWTH = 1.5;
+/**
+ * Share of a prompt rejected without figures that later prompts of the model may take, unless the provider took a
+ * larger one before: the rejected prompt is the one figure there is, and the window is somewhere below its count.
+ */
+export const REJECTED_PROMPT_MARGIN = 0.75;
 
 /** One sent prompt the provider rejected. */
 export interface Rejection {
@@ -18,26 +19,61 @@ export interface Rejection {
   readonly contextWindow: number;
   /** What the provider threw. */
   readonly error: unknown;
-  /** Whether the rejected call was already the retry (its error then goes to the caller). */
-  readonly retry: boolean;
+}
+
+/** What one rejection for length taught. */
+export interface Learned {
+  readonly overflow: ProviderOverflow;
+  /** The model's calibration ratio before the rejection. */
+  readonly ratioBefore: number;
+  /** The model's calibration ratio after it (the same when the figures did not show a larger one). */
+  readonly learnedRatio: number;
+  /** Whether the rejection bounded the model's prompts by the rejected one (it showed nothing else to learn). */
+  readonly bounded: boolean;
 }
 
 /**
- * What the engine learns when a provider rejects a prompt as too long: the ratio of its count to ours (into the
- * model's calibration, so later calls fit too), and its window when smaller than the configured one.
+ * What the engine learns when a provider rejects a prompt as too long, for each model:
+ * - the ratio of its count to ours, when its error names its count (into the model's calibration, so later calls fit);
+ * - its window, when its error names one smaller than the configured window;
+ * - the output it counts against the window (the call's `max_tokens`), when its error names it: later calls of the
+ *   model keep at least that much free;
+ * - when its error names nothing that explains the rejection (OpenAI's Responses API names no figure at all): a bound
+ *   on the model's input, in the provider's tokens, whatever the ratio: the largest prompt the provider took (its
+ *   usage report) when that is below our count of the rejected one and above 3/4 of it, else 3/4 of our count of the
+ *   rejected prompt. The window lies between what was taken and what was rejected; its count may be larger than ours
+ *   and its window smaller at once, so the ratio alone cannot explain a rejection that names nothing.
  */
 export class OverflowLearning {
   private readonly windows = boundedCache<string, number>(1_000);
+  private readonly outputs = boundedCache<string, number>(1_000);
+  private readonly bounds = boundedCache<string, number>(1_000);
+  private readonly taken = boundedCache<string, number>(1_000);
   private readonly rejectionRatios = boundedCache<string, number>(1_000);
 
-  constructor(
-    private readonly calibration: TokenCalibration,
-    private readonly onError: (event: CompressionErrorEvent) => void,
-  ) {}
+  constructor(private readonly calibration: TokenCalibration) {}
 
   /** The window a provider's rejection showed for a model, when smaller than the one its calls were made for. */
   window(modelKey: string): number | undefined {
     return this.windows.get(modelKey);
+  }
+
+  /** Output tokens a model's provider showed it counts against the window (the largest seen), if any. */
+  countedOutput(modelKey: string): number | undefined {
+    return this.outputs.get(modelKey);
+  }
+
+  /**
+   * The most input tokens (the provider's) a model's calls send after a rejection that explained nothing, if any: see
+   * the class comment.
+   */
+  bound(modelKey: string): number | undefined {
+    return this.bounds.get(modelKey);
+  }
+
+  /** Notes the input tokens a provider reported for a prompt it took: the largest shows where its window is not. */
+  took(modelKey: string, providerTokens: number): void {
+    if (providerTokens > (this.taken.get(modelKey) ?? 0)) this.taken.set(modelKey, providerTokens);
   }
 
   /** The ratio a model's last rejection for length set (undefined before any): it scales the tool-result cap. */
@@ -45,33 +81,33 @@ export class OverflowLearning {
     return this.rejectionRatios.get(modelKey);
   }
 
-  /**
-   * Learns from a provider's error and reports it; undefined (nothing learned, nothing reported) when the error is
-   * not a rejection for length, which is never retried.
-   */
-  learn({ modelKey, estimatedTokens, contextWindow, error, retry }: Rejection): ProviderOverflowError | undefined {
+  /** Learns from a provider's error; undefined (nothing learned) when it is not a rejection for length. */
+  learn({ modelKey, estimatedTokens, contextWindow, error }: Rejection): Learned | undefined {
     const overflow = readProviderOverflow(error);
     if (!overflow) return undefined;
-    const { providerTokens, providerLimit } = overflow;
-    const before = this.calibration.ratio(modelKey);
+    const { providerTokens, providerLimit, providerOutputTokens } = overflow;
+    const ratioBefore = this.calibration.ratio(modelKey);
     const smallerWindow = providerLimit !== undefined && providerLimit < contextWindow;
     if (smallerWindow) this.windows.set(modelKey, Math.min(providerLimit, this.windows.get(modelKey) ?? providerLimit));
-    // the provider's count over ours, or at least its limit over ours (the prompt was over it)
-    const shown = providerTokens ?? (smallerWindow ? undefined : providerLimit) ?? 0;
-    const observed = estimatedTokens > 0 ? shown / estimatedTokens : 0;
-    const target = observed > before ? observed * RATIO_MARGIN : smallerWindow ? before : before * BLIND_GROWTH;
-    const learnedRatio = this.calibration.raise(modelKey, target);
+    const countsOutput = providerOutputTokens !== undefined && providerOutputTokens > 0;
+    if (countsOutput)
+      this.outputs.set(modelKey, Math.max(providerOutputTokens, this.outputs.get(modelKey) ?? providerOutputTokens));
+    // the provider's count, or at least its limit when that is all it named (the prompt was over it)
+    const shown = providerTokens ?? (smallerWindow || countsOutput ? undefined : providerLimit);
+    const observed = shown !== undefined && estimatedTokens > 0 ? shown / estimatedTokens : 0;
+    const learnedRatio =
+      observed > ratioBefore ? this.calibration.raise(modelKey, observed * RATIO_MARGIN) : ratioBefore;
+    // nothing above explains the rejection: the prompt sent is the one figure there is
+    const bounded = !smallerWindow && !countsOutput && learnedRatio === ratioBefore && estimatedTokens > 0;
+    if (bounded) {
+      const sent = estimatedTokens * ratioBefore;
+      const taken = this.taken.get(modelKey) ?? 0;
+      const bound = Math.floor(
+        taken < sent ? Math.max(sent * REJECTED_PROMPT_MARGIN, taken) : sent * REJECTED_PROMPT_MARGIN,
+      );
+      this.bounds.set(modelKey, Math.min(bound, this.bounds.get(modelKey) ?? bound));
+    }
     this.rejectionRatios.set(modelKey, learnedRatio);
-    const named = new ProviderOverflowError({
-      modelKey,
-      providerTokens,
-      providerLimit,
-      estimatedTokens: Math.round(estimatedTokens * (Math.round(before * 100) / 100)),
-      learnedRatio,
-      providerMessage: overflow.message,
-      cause: error,
-    });
-    this.onError({ error: named, fallback: retry ? 'rethrown' : 'retried' });
-    return named;
+    return { overflow, ratioBefore, learnedRatio, bounded };
   }
 }

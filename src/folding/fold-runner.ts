@@ -5,7 +5,7 @@ import { canonicalJson } from '../counting/canonical-json.js';
 import { hashString } from '../counting/hash.js';
 import type { MessageMeter } from '../counting/message-meter.js';
 import type { EmbeddingCache } from '../embeddings/embedder.js';
-import { type EmbedderError, SummarizerError } from '../errors.js';
+import { type EmbedderError, type ProviderOverflowError, SummarizerError } from '../errors.js';
 import {
   type FoldLease,
   foldLeaseKeys,
@@ -24,7 +24,8 @@ import type { SessionState } from '../session-state/session-state.js';
 import { appendToTimeline, timelineEntry } from '../session-state/timeline.js';
 import { summarizeInChunks } from '../summarizers/summarize-in-chunks.js';
 import type { Summarizer } from '../summarizers/summarizer.js';
-import { type SummarizerWindow, summarizerWindow } from '../summarizers/summarizer-chunks.js';
+import { summarizerWindow } from '../summarizers/summarizer-chunks.js';
+import { SummarizerLimits } from '../summarizers/summarizer-limits.js';
 import { applyFold, type FoldPlan, messagesToFold } from './fold-plans.js';
 
 /** After a summarizer failure, a conversation waits this many new messages before the summarizer is tried again. */
@@ -74,6 +75,8 @@ export interface FoldRunnerParts {
   /** Embeddings for the salience of a state's entries, when an embedder is set. */
   readonly embeddings?: EmbeddingCache | undefined;
   readonly onEmbedderError?: ((error: EmbedderError) => void) | undefined;
+  /** Told of a summarizer call its provider rejected as too long, learned from and made again on a smaller chunk. */
+  readonly onRejected?: ((error: ProviderOverflowError) => void) | undefined;
   /** The acknowledgement the state pair is sent with, measured with it. */
   readonly acknowledgement?: string | undefined;
   /** With a store shared by several instances: one of them summarizes a fold, the others take its state. */
@@ -100,8 +103,8 @@ export class FoldRunner {
   private readonly failures = new LRUCache<string, number>({ max: 1_000 });
   /** Milliseconds each summarizer call may take. */
   private readonly timeoutMs: number;
-  /** The summarizer's window, when it has one. */
-  private readonly window: SummarizerWindow | undefined;
+  /** The summarizer's window, when it has one, with what its provider's rejections taught. */
+  private readonly limits: SummarizerLimits;
   /** Milliseconds a fold's summary took lately (a moving average), undefined before the first. */
   private averageMs: number | undefined;
 
@@ -110,7 +113,7 @@ export class FoldRunner {
     private readonly parts: FoldRunnerParts,
   ) {
     this.timeoutMs = parts.timeoutMs;
-    this.window = summarizerWindow(summarizer, parts.contextWindow);
+    this.limits = new SummarizerLimits(summarizer.name, summarizerWindow(summarizer, parts.contextWindow));
   }
 
   /**
@@ -290,9 +293,10 @@ export class FoldRunner {
       // copied by runSummarizer: a summarizer may build its answer in `previous`
       previous: point.state && withoutEngineFields(point.state),
       timeoutMs: this.timeoutMs,
-      window: this.window,
+      limits: this.limits,
       meter: this.parts.meter,
       beforeCall,
+      onRejected: this.parts.onRejected,
       signal,
     });
     const took = performance.now() - started;

@@ -239,7 +239,8 @@ const compressionOptionsShape = {
   /** The model's context window in tokens. @default looked up from the model id; an error when unknown */
   contextWindow: whole(1_024, ' of tokens').optional(),
   /**
-   * Tokens kept free for the answer; the budget is `contextWindow - reserveOutputTokens`.
+   * Tokens kept free for the answer; the budget is `contextWindow - reserveOutputTokens`. A call that asks for more
+   * output (its `maxOutputTokens` or `max_tokens`, or the provider package's default, as Anthropic's) keeps that free.
    * @default 4096, at most a quarter of the context window
    */
   reserveOutputTokens: whole(0, ' of tokens').optional(),

@@ -1,6 +1,8 @@
 /**
  * Context windows (input tokens) of common models, matched by the longest known prefix of the model id.
- * A small table for convenience; pass `contextWindow` for anything else.
+ * A small table for convenience; pass `contextWindow` for anything else. Each is the window every account has: GPT-5
+ * takes 272k input tokens of its 400k (the rest is output), and Claude's 1M window needs a beta flag (see
+ * `anthropicWindow`).
  */
 export const KNOWN_CONTEXT_WINDOWS: ReadonlyArray<readonly [prefix: string, tokens: number]> = [
   ['gpt-4.1', 1_047_576],
@@ -8,7 +10,7 @@ export const KNOWN_CONTEXT_WINDOWS: ReadonlyArray<readonly [prefix: string, toke
   ['gpt-4-turbo', 128_000],
   ['gpt-4', 8_192],
   ['gpt-3.5-turbo', 16_385],
-  ['gpt-5', 400_000],
+  ['gpt-5', 272_000],
   ['o1', 200_000],
   ['o3', 200_000],
   ['o4-mini', 200_000],
@@ -32,4 +34,34 @@ export function lookupContextWindow(modelId: string): number | undefined {
     if (id.startsWith(entry[0]) && (!best || entry[0].length > best[0].length)) best = entry;
   }
   return best?.[1];
+}
+
+/** Anthropic's standard window: the one every Claude model takes without a flag. */
+export const ANTHROPIC_STANDARD_WINDOW = 200_000;
+/** The window Anthropic opens with its `context-1m` beta flag, on the models that have it. */
+export const ANTHROPIC_LONG_WINDOW = 1_000_000;
+/** Claude models with a 1M-token window behind the `context-1m` beta flag. */
+const LONG_CONTEXT_MODELS = /claude-(?:sonnet-4|sonnet-5|opus-4-[6-9]|opus-5|fable-5|mythos)/i;
+
+/** The beta flags of a call, from an `anthropic-beta` header value or lists of flags. */
+export function betaFlags(...sources: unknown[]): string[] {
+  const flags: string[] = [];
+  for (const source of sources) {
+    if (typeof source === 'string') flags.push(...source.split(',').map((flag) => flag.trim()));
+    else if (Array.isArray(source)) flags.push(...source.filter((flag): flag is string => typeof flag === 'string'));
+  }
+  return flags;
+}
+
+/**
+ * The window of a Claude model for a call with these beta flags: 1M when the flags hold `context-1m` and the model has
+ * that window, else the standard 200k, whatever a model profile or table says (LangChain's profiles give the 1M
+ * window, which the API refuses without the flag). `known` is the window read elsewhere (a profile): it is kept when it
+ * is the standard one or less. Undefined for a model that is not Claude.
+ */
+export function anthropicWindow(modelId: string, flags: readonly string[], known?: number): number | undefined {
+  if (!/claude/i.test(modelId)) return undefined;
+  const long = LONG_CONTEXT_MODELS.test(modelId) && flags.some((flag) => flag.startsWith('context-1m'));
+  if (long) return known !== undefined && known > ANTHROPIC_STANDARD_WINDOW ? known : ANTHROPIC_LONG_WINDOW;
+  return known !== undefined && known <= ANTHROPIC_STANDARD_WINDOW ? known : ANTHROPIC_STANDARD_WINDOW;
 }

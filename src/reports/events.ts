@@ -1,4 +1,4 @@
-import type { ContextCompressionError } from '../errors.js';
+import type { ContextCompressionError, ProviderOverflowError } from '../errors.js';
 import type { CompressionDecision, TriggerName } from './decisions.js';
 
 /**
@@ -97,4 +97,10 @@ export interface CallReport {
   readonly stateInPrompt: boolean;
   /** This call's changes, when it made any: the event `onCompress` hears. */
   readonly event: CompressEvent | undefined;
+  /**
+   * When the provider rejected the call's first prompt as too long and the call was retried, compressed to fit: what
+   * the provider said and what the engine learned from it (`learnedRatio`, `learnedInputLimit`). The report is the
+   * retry's; the rejected prompt is reported nowhere else.
+   */
+  readonly rejection?: ProviderOverflowError;
 }

@@ -17,8 +17,13 @@ const MAX_CLIP_ROUNDS = 12;
 
 /** A summarizer's limit: its window and what every call sends besides messages and state. */
 export interface SummarizerWindow {
+  /** In the provider's tokens. */
   readonly contextWindow: number;
   readonly fixedPrompt: string;
+  /** Provider tokens per token of ours, as a rejection of the summarizer's showed (see `SummarizerLimits`). @default 1 */
+  readonly ratio?: number;
+  /** The most tokens of ours one call may send, set by a rejection that explained nothing. */
+  readonly bound?: number;
 }
 
 /** The window folds are cut by: `contextWindow` when given, else the summarizer's own; undefined for no limit. */
@@ -36,18 +41,24 @@ export function renderedTokens(message: Message, meter: MessageMeter): number {
   return meter.countText(renderTranscript([message]));
 }
 
+/** Our tokens of what every call sends besides its messages: the fixed prompt and `previous` as rendered. */
+export function callOverhead(window: SummarizerWindow, previous: SessionState | undefined, meter: MessageMeter) {
+  const fixedTokens = window.fixedPrompt === '' ? 0 : meter.countText(window.fixedPrompt);
+  return fixedTokens + meter.countText(renderPreviousState(previous));
+}
+
 /**
- * Tokens of messages one summarizer call may take next to `previous`: the window minus the fixed prompt, the
- * previous state as rendered, the answer's reserve and the margin; at least an eighth of the window.
+ * Tokens of messages one summarizer call may take next to `previous`, in our count: the window (divided by the ratio
+ * a rejection showed, capped by its bound) minus the fixed prompt, the previous state as rendered, the answer's
+ * reserve and the margin; at least an eighth of the window.
  */
 export function chunkBudget(window: SummarizerWindow, previous: SessionState | undefined, meter: MessageMeter): number {
-  const { contextWindow } = window;
+  const { contextWindow, ratio = 1, bound = Number.POSITIVE_INFINITY } = window;
   const reserve = Math.min(SUMMARIZER_OUTPUT_RESERVE_TOKENS, Math.floor(contextWindow / 4));
   const margin = Math.ceil(contextWindow * SUMMARIZER_WINDOW_MARGIN);
-  const previousTokens = meter.countText(renderPreviousState(previous));
-  const fixedTokens = window.fixedPrompt === '' ? 0 : meter.countText(window.fixedPrompt);
-  const left = contextWindow - fixedTokens - previousTokens - reserve - margin;
-  return Math.max(left, Math.floor(contextWindow * MIN_CHUNK_SHARE));
+  const room = Math.min((contextWindow - reserve - margin) / ratio, bound);
+  const left = Math.floor(room - callOverhead(window, previous, meter));
+  return Math.max(left, Math.floor(Math.min(contextWindow / ratio, bound) * MIN_CHUNK_SHARE));
 }
 
 /** The end of the group starting at `from`: a message with the tool messages after it (calls with their results). */

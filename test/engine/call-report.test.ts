@@ -62,7 +62,10 @@ function run(
   }: { sent?: readonly MessageMeasure[]; tokensBefore?: number; tokensAfter?: number } = {},
 ) {
   const edits = instance.edits(facts, decided);
-  return { edits, ...instance.changes({ facts, decided, edits, sent, tokensBefore, tokensAfter, reusedState: false }) };
+  const changes = instance.changes({ facts, decided, edits, sent, tokensBefore, tokensAfter, reusedState: false });
+  // as the engine does, once the call is settled
+  instance.called(changes.report);
+  return { edits, ...changes };
 }
 
 const measures = (...entries: [hash: number, tokens: number][]): MessageMeasure[] =>
@@ -237,7 +240,7 @@ describe('CallReporter: what onCall hears', () => {
   it('is not called when the reporter is not asked to report calls', () => {
     const listeners = reporter({ reportCalls: false });
     const { report } = run(listeners, facts, decidedFor(facts, { decisions: [FOLD], messagesFolded: 4 }));
-    listeners.instance.unchanged({ facts, sent: [], promptTokens: () => 0 });
+    listeners.instance.called(listeners.instance.unchanged({ facts, sent: [], promptTokens: () => 0 }));
     expect(listeners.calls).toEqual([]);
     expect(listeners.compressed).toHaveLength(1);
     expect(report.messagesOutOfPrompt).toBe(0);
@@ -336,6 +339,7 @@ describe('CallReporter.unchanged', () => {
     const listeners = reporter();
     const promptTokens = vi.fn(() => 480);
     const report = listeners.instance.unchanged({ facts, sent: measures([1, 10]), promptTokens });
+    listeners.instance.called(report);
     expect(listeners.calls).toEqual([report]);
     expect(promptTokens).not.toHaveBeenCalled();
     expect(report.promptTokens).toBe(480);

@@ -13,10 +13,8 @@ import type { CompressionErrorEvent } from '../../src/reports/events.js';
 function limitsOf(options: CompressionOptions = {}) {
   const errors: CompressionErrorEvent[] = [];
   const calibration = new TokenCalibration();
-  const models = new ModelLimits(
-    resolveOptions(options),
-    calibration,
-    new OverflowLearning(calibration, (event) => errors.push(event)),
+  const models = new ModelLimits(resolveOptions(options), calibration, new OverflowLearning(calibration), (event) =>
+    errors.push(event),
   );
   return { models, calibration, errors };
 }
@@ -158,6 +156,120 @@ describe('ModelLimits.rejected', () => {
     expect(estimate).toHaveBeenCalledTimes(1);
     expect(calibration.ratio('m')).toBeGreaterThanOrEqual(10_000 / 8_000);
     expect(error?.learnedRatio).toBe(calibration.ratio('m'));
+  });
+});
+
+/** OpenAI's Responses API error for a prompt over the window: no figure at all. */
+const figureless = () =>
+  Object.assign(
+    new Error('Your input exceeds the context window of this model. Please adjust your input and try again.'),
+    {
+      statusCode: 400,
+    },
+  );
+
+/** Anthropic's error when the input and the call's `max_tokens` together exceed the window. */
+const withOutput = (input: number, output: number, window: number) =>
+  Object.assign(
+    new Error(
+      `input length and \`max_tokens\` exceed context limit: ${input} + ${output} > ${window}, decrease input length or \`max_tokens\` and try again`,
+    ),
+    { statusCode: 400 },
+  );
+
+describe('ModelLimits: the output a call asks for', () => {
+  it('keeps the call’s own output free when it is more than the configured reserve', () => {
+    const { models } = limitsOf();
+    expect(models.callLimits('claude-sonnet-4-5', 'k', undefined, 64_000).budget).toBe(136_000);
+    expect(models.callLimits('claude-sonnet-4-5', 'k', undefined, 1_000).budget).toBe(
+      200_000 - DEFAULT_RESERVE_OUTPUT_TOKENS,
+    );
+  });
+
+  it('keeps the configured reserve when the call asks for more than 3/4 of the window (a small test window)', () => {
+    const { models } = limitsOf({ contextWindow: 8_000 });
+    expect(models.callLimits('claude-sonnet-4-5', 'k', undefined, 64_000).budget).toBe(6_000);
+  });
+
+  it('learns the output a provider counts against the window, and its count of the input', () => {
+    const { models, calibration, errors } = limitsOf();
+    const error = models.rejected({
+      modelId: 'claude-x',
+      modelKey: 'k',
+      estimatedTokens: 150_000,
+      error: withOutput(155_114, 64_000, 200_000),
+      retry: false,
+    });
+    expect(error?.providerOutputTokens).toBe(64_000);
+    expect(error?.providerTokens).toBe(155_114);
+    // the counts nearly agree: the ratio grows to the provider's count with its margin, not blindly
+    expect(calibration.ratio('k')).toBeCloseTo((155_114 / 150_000) * 1.05, 3);
+    expect(models.callLimits('claude-x', 'k').budget).toBe(136_000);
+    expect(error?.learnedInputLimit).toBe(136_000);
+    expect(errors.map((event) => event.fallback)).toEqual(['retried']);
+  });
+});
+
+describe('ModelLimits: a rejection without figures', () => {
+  it('bounds the model’s calls below our count of the rejected prompt, whatever the ratio, and does not grow it', () => {
+    const { models, calibration } = limitsOf();
+    const error = models.rejected({
+      modelId: 'gpt-4o',
+      modelKey: 'k',
+      estimatedTokens: 80_000,
+      error: figureless(),
+      retry: false,
+    });
+    expect(calibration.ratio('k')).toBe(1);
+    expect(models.callLimits('gpt-4o', 'k').budget).toBe(60_000);
+    expect(error?.learnedInputLimit).toBe(60_000);
+    expect(models.callLimits('gpt-4o', 'other').budget).toBe(128_000 - DEFAULT_RESERVE_OUTPUT_TOKENS);
+  });
+
+  it('keeps the bound in the provider’s tokens whatever ratio its usage teaches after it', () => {
+    const { models } = limitsOf();
+    models.used('k', 40_000, 50_000);
+    models.rejected({ modelId: 'gpt-4o', modelKey: 'k', estimatedTokens: 80_000, error: figureless(), retry: false });
+    // the rejected prompt was 100k as we counted it, calibrated: the budget stays below that
+    expect(models.callLimits('gpt-4o', 'k').budget).toBe(75_000);
+    models.used('k', 40_000, 70_000);
+    const limits = models.callLimits('gpt-4o', 'k');
+    expect(limits.budget).toBe(75_000);
+    // in our own tokens the prompts shrink as the ratio grows
+    expect(limits.hardLimit).toBeLessThan(75_000 / 1.25);
+  });
+
+  it('bounds by the largest prompt the provider took, when it lies between 3/4 of the rejected one and it', () => {
+    const { models } = limitsOf();
+    models.used('k', 60_000, 66_000);
+    models.used('k', 10_000, 11_000);
+    models.rejected({ modelId: 'gpt-4o', modelKey: 'k', estimatedTokens: 64_000, error: figureless(), retry: false });
+    // the rejected prompt was about 70k of the provider's tokens, and it took 66k: its window is between the two
+    expect(models.callLimits('gpt-4o', 'k').budget).toBe(66_000);
+  });
+
+  it('does not bound below 3/4 of the rejected prompt by a small prompt taken before', () => {
+    const { models } = limitsOf();
+    models.used('k', 2_000, 2_000);
+    models.rejected({ modelId: 'gpt-4o', modelKey: 'k', estimatedTokens: 80_000, error: figureless(), retry: false });
+    expect(models.callLimits('gpt-4o', 'k').budget).toBe(60_000);
+  });
+
+  it('keeps the smallest bound of successive rejections', () => {
+    const { models } = limitsOf();
+    models.rejected({ modelId: 'gpt-4o', modelKey: 'k', estimatedTokens: 80_000, error: figureless(), retry: false });
+    models.rejected({ modelId: 'gpt-4o', modelKey: 'k', estimatedTokens: 50_000, error: figureless(), retry: true });
+    models.rejected({ modelId: 'gpt-4o', modelKey: 'k', estimatedTokens: 70_000, error: figureless(), retry: false });
+    expect(models.callLimits('gpt-4o', 'k').budget).toBe(37_500);
+  });
+
+  it('bounds by the rejected prompt when the figures explain nothing (our count was already over the limit)', () => {
+    const { models, calibration } = limitsOf({ contextWindow: 10_000, reserveOutputTokens: 1_000 });
+    models.rejected({ modelId: 'm', estimatedTokens: 11_000, error: overflow(10_000, 10_500), retry: false });
+    expect(calibration.ratio('m')).toBe(1);
+    expect(models.callLimits('m', 'm').budget).toBe(8_250);
+    models.rejected({ modelId: 'm', estimatedTokens: 9_000, error: overflow(10_000, 9_000), retry: false });
+    expect(models.callLimits('m', 'm').budget).toBe(6_750);
   });
 });
 

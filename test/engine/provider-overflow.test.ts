@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TokenCalibration } from '../../src/counting/calibration.js';
+import { readProviderOverflow } from '../../src/counting/provider-overflow.js';
 import { OverflowLearning } from '../../src/engine/overflow-learning.js';
-import { readProviderOverflow } from '../../src/engine/provider-overflow.js';
-import type { CompressionErrorEvent } from '../../src/reports/events.js';
 
 /** An error object as a provider SDK builds it: an Error with extra fields. */
 function sdkError(message: string, fields: Record<string, unknown>): Error {
@@ -114,6 +113,24 @@ const overflows: [string, unknown, number | undefined, number | undefined][] = [
     undefined,
     undefined,
   ],
+  [
+    "Anthropic, input and max_tokens together over the window (the input's count)",
+    sdkError(
+      '400 {"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 155114 + 64000 > 200000, decrease input length or `max_tokens` and try again"}}',
+      { status: 400 },
+    ),
+    155_114,
+    200_000,
+  ],
+  [
+    'OpenAI chat with the completion counted (the input is the request less the completion)',
+    sdkError(
+      "This model's maximum context length is 128000 tokens. However, you requested 140000 tokens (96000 in the messages, 4000 in the functions, and 40000 in the completion). Please reduce the length of the messages, functions, or completion.",
+      { status: 400, code: 'context_length_exceeded' },
+    ),
+    100_000,
+    128_000,
+  ],
 ];
 
 const others: [string, unknown][] = [
@@ -161,18 +178,24 @@ describe('readProviderOverflow', () => {
 describe('OverflowLearning', () => {
   const learn = (error: unknown, estimatedTokens: number, contextWindow = 200_000) => {
     const calibration = new TokenCalibration();
-    const events: CompressionErrorEvent[] = [];
-    const learning = new OverflowLearning(calibration, (event) => events.push(event));
-    const named = learning.learn({ modelKey: 'p:m', estimatedTokens, contextWindow, error, retry: false });
-    return { named, ratio: calibration.ratio('p:m'), window: learning.window('p:m'), events };
+    const learning = new OverflowLearning(calibration);
+    const learned = learning.learn({ modelKey: 'p:m', estimatedTokens, contextWindow, error });
+    return {
+      learned,
+      ratio: calibration.ratio('p:m'),
+      window: learning.window('p:m'),
+      bound: learning.bound('p:m'),
+      output: learning.countedOutput('p:m'),
+    };
   };
 
   it("takes the provider's count over ours, with a margin, into the model's calibration", () => {
-    const { named, ratio, window, events } = learn(overflows[0]?.[1], 100_000);
+    const { learned, ratio, window, bound } = learn(overflows[0]?.[1], 100_000);
     expect(ratio).toBeCloseTo(2.1018 * 1.05, 2);
     expect(window).toBeUndefined();
-    expect(named?.providerTokens).toBe(210_183);
-    expect(events.map((event) => event.fallback)).toEqual(['retried']);
+    expect(bound).toBeUndefined();
+    expect(learned?.overflow.providerTokens).toBe(210_183);
+    expect(learned?.learnedRatio).toBe(ratio);
   });
 
   it('learns a window smaller than ours and leaves the ratio when the counts agree', () => {
@@ -181,14 +204,28 @@ describe('OverflowLearning', () => {
     expect(ratio).toBe(1);
   });
 
-  it('grows the ratio by half when the provider gave no figure', () => {
-    expect(learn(overflows[3]?.[1], 100_000).ratio).toBeCloseTo(1.5, 5);
+  it('bounds the model by the rejected prompt, and leaves the ratio, when the provider gave no figure', () => {
+    const { ratio, bound, learned } = learn(overflows[3]?.[1], 100_000);
+    expect(ratio).toBe(1);
+    expect(bound).toBe(75_000);
+    expect(learned?.bounded).toBe(true);
   });
 
-  it('learns and reports nothing for another error', () => {
-    const { named, ratio, events } = learn(others[0]?.[1], 100_000);
-    expect(named).toBeUndefined();
+  it('learns the output the provider counts against its window', () => {
+    const error = sdkError(
+      'input length and `max_tokens` exceed context limit: 155114 + 64000 > 200000, decrease input length or `max_tokens` and try again',
+      { statusCode: 400 },
+    );
+    const { output, window, bound, ratio } = learn(error, 150_000);
+    expect(output).toBe(64_000);
+    expect(window).toBeUndefined();
+    expect(bound).toBeUndefined();
+    expect(ratio).toBeCloseTo((155_114 / 150_000) * 1.05, 3);
+  });
+
+  it('learns nothing for another error', () => {
+    const { learned, ratio } = learn(others[0]?.[1], 100_000);
+    expect(learned).toBeUndefined();
     expect(ratio).toBe(1);
-    expect(events).toEqual([]);
   });
 });

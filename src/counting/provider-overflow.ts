@@ -11,6 +11,12 @@ export interface ProviderOverflow {
   readonly providerTokens: number | undefined;
   /** The most the provider accepts (its context window, or the prompt's share of it), when its message says. */
   readonly providerLimit: number | undefined;
+  /**
+   * Output tokens the provider counted against the same limit (the call's `max_tokens`), when its message says:
+   * Anthropic's "input length and `max_tokens` exceed context limit: 155114 + 64000 > 200000", OpenAI's "you
+   * requested 140000 tokens (100000 in the messages, 40000 in the completion)".
+   */
+  readonly providerOutputTokens: number | undefined;
   /** The provider's message, cut to 300 characters. */
   readonly message: string;
 }
@@ -25,6 +31,7 @@ const OVERFLOW_CODES = new Set([
 /** Messages that mean the same, from the providers that give no code (Anthropic, Gemini, Mistral, vLLM, Bedrock). */
 const OVERFLOW_MESSAGES = [
   /prompt is too long/i, // Anthropic: "prompt is too long: 210183 tokens > 200000 maximum"
+  /input length and `?max_tokens`? exceed context limit/i, // Anthropic, input and max_tokens over the window
   /maximum context length/i, // OpenAI chat, vLLM, DeepSeek, Mistral
   /exceeds? the (?:model's )?context window/i, // OpenAI responses: "Your input exceeds the context window of this model"
   /input token count.{0,40}exceeds the maximum/i, // Gemini: "The input token count (N) exceeds the maximum ... (M)"
@@ -38,8 +45,29 @@ const OVERFLOW_MESSAGES = [
 /** Messages that name tokens but are not about the prompt's length: rate limits per minute, the output cap. */
 const NOT_OVERFLOW = [/per min|\bTPM\b|rate limit|max_tokens is too large/i];
 
-/** Figures `[provider count, limit]` as each provider writes them. */
-const FIGURES: readonly { pattern: RegExp; tokens?: number; limit?: number }[] = [
+/** Figures `[provider count, limit, output counted]` as each provider writes them. */
+const FIGURES: readonly {
+  pattern: RegExp;
+  tokens?: number;
+  limit?: number;
+  output?: number;
+  /** Input and output together, as a provider that names both writes it: the input is this less the output. */
+  requested?: number;
+}[] = [
+  {
+    pattern: /exceed context limit: (\d[\d,]*) \+ (\d[\d,]*) > (\d[\d,]*)/i,
+    tokens: 1,
+    output: 2,
+    limit: 3,
+  },
+  {
+    // "you requested 140000 tokens (96000 in the messages, 4000 in the functions, and 40000 in the completion)"
+    pattern:
+      /maximum context length is (\d[\d,]*) tokens.{0,80}?requested (\d[\d,]*) tokens \(.{0,160}?(\d[\d,]*) in the completion/is,
+    limit: 1,
+    requested: 2,
+    output: 3,
+  },
   { pattern: /(\d[\d,]*) tokens? > (\d[\d,]*) maximum/i, tokens: 1, limit: 2 },
   {
     pattern: /maximum context length is (\d[\d,]*) tokens.{0,80}?resulted in (\d[\d,]*) tokens/is,
@@ -117,15 +145,19 @@ function gather(value: unknown, into: Gathered, depth: number): void {
 const number = (text: string | undefined) => (text === undefined ? undefined : Number(text.replaceAll(',', '')));
 
 /** The provider's count and limit, from the first message that states them. */
-function figures(texts: readonly string[]): { tokens?: number; limit?: number } {
-  for (const { pattern, tokens, limit } of FIGURES) {
+function figures(texts: readonly string[]): { tokens?: number; limit?: number; output?: number } {
+  for (const { pattern, tokens, limit, output, requested } of FIGURES) {
     for (const text of texts) {
       const match = pattern.exec(text);
-      if (match)
-        return {
-          tokens: tokens === undefined ? undefined : number(match[tokens]),
-          limit: limit === undefined ? undefined : number(match[limit]),
-        };
+      if (!match) continue;
+      const at = (index: number | undefined) => (index === undefined ? undefined : number(match[index]));
+      const outputTokens = at(output);
+      const total = at(requested);
+      return {
+        tokens: total !== undefined && outputTokens !== undefined ? total - outputTokens : at(tokens),
+        limit: at(limit),
+        output: outputTokens,
+      };
     }
   }
   return {};
@@ -149,6 +181,7 @@ export function readProviderOverflow(error: unknown): ProviderOverflow | undefin
   return {
     providerTokens: gathered.promptTokens ?? found.tokens,
     providerLimit: gathered.contextSize ?? found.limit,
+    providerOutputTokens: found.output,
     message: message.length > 300 ? `${message.slice(0, 297)}...` : message,
   };
 }
