@@ -1,10 +1,12 @@
 /**
- * Section 9 of `npm run bench`: what happens when the provider counts more than we do. Each fixture conversation and
- * agent run is resent, call by call, to a new middleware in front of a mock provider that counts `factor` times
- * o200k, reports that count as usage, and rejects a prompt over its window as Anthropic does (`prompt is too long`).
- * The new middleware meets the history at its hardest point: the first call whose whole history is over the
- * provider's window by the provider's count (a resent conversation reaching a new process), then every later call.
- * The same replay with a rejection the library cannot read (a plain error) shows what a call gets without the retry.
+ * Section 9 of `npm run bench`: what happens when the provider counts more than we do, or its window is smaller than
+ * the configured one. Each fixture conversation and agent run is resent, call by call, to a new middleware in front
+ * of a mock provider that counts `factor` times o200k, reports that count as usage, and rejects a prompt over its
+ * window: as Anthropic does (`prompt is too long: N tokens > M maximum`, both figures), or as OpenAI's Responses API
+ * does (no figure at all). The new middleware meets the history at its hardest point: the first call whose whole
+ * history is over the provider's window by the provider's count (a resent conversation reaching a new process), then
+ * every later call. The same replay with a rejection the library cannot read (a plain error) shows what a call gets
+ * without the retry.
  */
 import { resolve } from 'node:path';
 import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider';
@@ -18,11 +20,26 @@ import {
   toModelMessages,
 } from '../examples/lib/session-file.js';
 import { ProviderOverflowError } from '../src/errors.js';
-import { providerCount, strictModel } from '../test/helpers/strict-provider.js';
+import { providerCount, type RejectionShape, strictModel } from '../test/helpers/strict-provider.js';
 
-/** The provider's window (and the one configured), the same for every source. */
+/** The provider's window, the same for every source. */
 const WINDOW = 16_000;
-const FACTORS = [1.5, 2, 3] as const;
+
+/** How the provider departs from what is configured: its count over ours, the configured window over its own. */
+interface Terms {
+  readonly factor: number;
+  /** The window the middleware is configured with, for a deployment whose window is smaller. */
+  readonly configured: number;
+}
+
+const TERMS: readonly Terms[] = [
+  { factor: 1.5, configured: WINDOW },
+  { factor: 2, configured: WINDOW },
+  { factor: 3, configured: WINDOW },
+  { factor: 1, configured: 2 * WINDOW },
+  { factor: 1.5, configured: 2 * WINDOW },
+];
+const SHAPES: readonly Extract<RejectionShape, 'anthropic' | 'openai-responses'>[] = ['anthropic', 'openai-responses'];
 /** Calls replayed per history from the first over the window. */
 const MAX_CALLS = 40;
 
@@ -61,15 +78,21 @@ function unreadable(model: LanguageModelV4): LanguageModelV4 {
   };
 }
 
-async function replay(session: SessionFile, window: number, factor: number, retry: boolean): Promise<Run | undefined> {
+async function replay(
+  session: SessionFile,
+  { factor, configured }: Terms,
+  shape: RejectionShape,
+  retry: boolean,
+): Promise<Run | undefined> {
+  const window = WINDOW;
   const { instructions, messages } = toModelMessages(session);
   const ends = assistantTurns(messages);
   const start = ends.findIndex((end) => uncompressedCount(instructions, messages.slice(0, end), factor) > window);
   if (start < 0) return undefined;
-  const { model: provider, rejected } = strictModel({ window, factor });
+  const { model: provider, rejected } = strictModel({ window, factor, shape });
   let rethrown = 0;
   const model = withContextCompression(retry ? provider : unreadable(provider), {
-    contextWindow: window,
+    contextWindow: configured,
     onError: ({ error, fallback }) => {
       if (ProviderOverflowError.isInstance(error) && fallback === 'rethrown') rethrown++;
     },
@@ -98,36 +121,37 @@ export async function providerDisagrees(): Promise<void> {
     console.log('section 9 skipped: ../shared/fixtures is absent');
     return;
   }
-  const groups = new Map<string, { sessions: SessionFile[]; window: number }>();
+  const groups = new Map<string, SessionFile[]>();
   for (const session of readSessions(resolve(dir, 'conversations.jsonl')))
-    groups.set('LoCoMo chats', {
-      sessions: [...(groups.get('LoCoMo chats')?.sessions ?? []), session],
-      window: WINDOW,
-    });
+    groups.set('LoCoMo chats', [...(groups.get('LoCoMo chats') ?? []), session]);
   for (const session of readSessions(resolve(dir, 'trajectories.jsonl'))) {
     const name = String(session.source);
-    groups.set(name, { sessions: [...(groups.get(name)?.sessions ?? []), session], window: WINDOW });
+    groups.set(name, [...(groups.get(name) ?? []), session]);
   }
-  console.log('\n## 9. When the provider counts more than we do (a new middleware meets each history where the');
-  console.log('   provider first counts it over its window; Anthropic-style rejection; generateText)\n');
+  console.log('\n## 9. When the provider counts more than we do, or its window is smaller than the configured one');
+  console.log('   (a new middleware meets each history where the provider first counts it over its 16k window;');
+  console.log('   generateText; rejections as Anthropic words them, with figures, and as OpenAI Responses, without)\n');
   console.log(
-    `${pad('source', 36)}${pad('window', 8)}${pad('factor', 8)}${pad('histories', 11)}${pad('calls', 7)}${pad('answered', 10)}${pad('without retry', 15)}${pad('rejections (max/run)', 22)}rethrown`,
+    `${pad('source', 36)}${pad('rejection', 18)}${pad('window', 11)}${pad('factor', 8)}${pad('histories', 11)}${pad('calls', 7)}${pad('answered', 10)}${pad('without retry', 15)}${pad('rejections (max/run)', 22)}rethrown`,
   );
-  for (const [name, { sessions, window }] of groups) {
-    for (const factor of FACTORS) {
-      const withRetry: Run[] = [];
-      const without: Run[] = [];
-      for (const session of sessions) {
-        const run = await replay(session, window, factor, true);
-        if (!run) continue;
-        withRetry.push(run);
-        without.push((await replay(session, window, factor, false)) as Run);
+  for (const [name, sessions] of groups) {
+    for (const shape of SHAPES) {
+      for (const terms of TERMS) {
+        const withRetry: Run[] = [];
+        const without: Run[] = [];
+        for (const session of sessions) {
+          const run = await replay(session, terms, shape, true);
+          if (!run) continue;
+          withRetry.push(run);
+          without.push((await replay(session, terms, shape, false)) as Run);
+        }
+        const sum = (runs: Run[], key: keyof Run) => runs.reduce((total, run) => total + run[key], 0);
+        const maxRejections = Math.max(0, ...withRetry.map((run) => run.rejections));
+        const window = `${WINDOW / 1000}k/${terms.configured / 1000}k`;
+        console.log(
+          `${pad(name, 36)}${pad(shape === 'anthropic' ? 'with figures' : 'without figures', 18)}${pad(window, 11)}${pad(`${terms.factor}x`, 8)}${pad(String(withRetry.length), 11)}${pad(String(sum(withRetry, 'calls')), 7)}${pad(String(sum(withRetry, 'answered')), 10)}${pad(String(sum(without, 'answered')), 15)}${pad(`${sum(withRetry, 'rejections')} (${maxRejections})`, 22)}${sum(withRetry, 'rethrown')}`,
+        );
       }
-      const sum = (runs: Run[], key: keyof Run) => runs.reduce((total, run) => total + run[key], 0);
-      const maxRejections = Math.max(0, ...withRetry.map((run) => run.rejections));
-      console.log(
-        `${pad(name, 36)}${pad(`${window / 1000}k`, 8)}${pad(`${factor}x`, 8)}${pad(String(withRetry.length), 11)}${pad(String(sum(withRetry, 'calls')), 7)}${pad(String(sum(withRetry, 'answered')), 10)}${pad(String(sum(without, 'answered')), 15)}${pad(`${sum(withRetry, 'rejections')} (${maxRejections})`, 22)}${sum(withRetry, 'rethrown')}`,
-      );
     }
   }
 }

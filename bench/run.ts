@@ -16,8 +16,9 @@
  *    (bench/many-conversations.ts).
  * 8. First calls of new conversations beside counting the same texts: ~200k tokens per fixture source on a warm
  *    server and in a cold process, and one huge or pathological message early in a chat (bench/first-calls.ts).
- * 9. When the provider counts more than we do: each fixture history resent to a new middleware where a provider
- *    counting 1.5x, 2x or 3x first rejects it, with and without the retry (bench/provider-disagrees.ts).
+ * 9. When the provider counts more than we do, or its window is smaller than the configured one: each fixture history
+ *    resent to a new middleware where a provider counting 1x-3x first rejects it, with figures (Anthropic) or without
+ *    (OpenAI's Responses API), with and without the retry (bench/provider-disagrees.ts).
  * 10. Summaries ahead of time: a 60-step agent loop per fixture source with a 1.5 s summarizer, with and without
  *    `summarizeAhead`: the steps that waited for a summary, the tokens sent and their cache-priced cost, the summaries made
  *    (bench/summaries-ahead.ts).

@@ -24,6 +24,7 @@ import { modelSummarizer } from './model-summarizer.js';
 import {
   generateWithRetry,
   type RetryContext,
+  reportOnce,
   reportStreamedRejection,
   type SentCall,
   streamWithRetry,
@@ -123,13 +124,22 @@ export function middlewareFor(
       providerOptions,
       prompt: prompt ?? fromTranscript(result.system, result.messages),
     };
-    sentCalls.set(transformed, {
+    const sent: SentCall = {
       original: params,
       modelKey: modelKeyOf(model),
       contextWindow,
       maxOutputTokens,
       output: result,
-    });
+      // a retry is made inside wrapGenerate / wrapStream, which report it
+      reported: retryOf !== undefined,
+    };
+    sentCalls.set(transformed, sent);
+    // wrapLanguageModel calls wrapGenerate or wrapStream with these params before any timer runs, and they report the
+    // call once the provider took it; a caller of transformParams alone gets the report on the next turn of the loop
+    if (!sent.reported)
+      setTimeout(() => {
+        if (!sent.reported) reportOnce(engine, sent);
+      }, 0);
     return transformed;
   };
   const retries: RetryContext = { engine, sent: (params) => sentCalls.get(params), compress };

@@ -17,6 +17,11 @@ export interface SentCall {
   readonly contextWindow: number | undefined;
   /** Output tokens the call asked for (see `callOutputTokens`). */
   readonly maxOutputTokens: number | undefined;
+  /**
+   * Whether the call's report is taken care of: set when wrapGenerate or wrapStream takes the call (they report it
+   * once the provider took it), or once it was reported.
+   */
+  reported: boolean;
   readonly output: { readonly estimatedTokens: number; readonly report: CallReport };
 }
 
@@ -31,10 +36,22 @@ export interface RetryContext {
   ) => PromiseLike<LanguageModelV4CallOptions>;
 }
 
+/** Tells `onCall` of a sent call. */
+export function reportOnce(engine: CompressionEngine, sent: SentCall): void {
+  sent.reported = true;
+  engine.reportCall(sent.output.report);
+}
+
+/** Marks a call as one wrapGenerate or wrapStream reports (see `settled`). */
+function taken(context: RetryContext, params: LanguageModelV4CallOptions): void {
+  const sent = context.sent(params);
+  if (sent) sent.reported = true;
+}
+
 /** Tells `onCall` of the attempt that settled the call (accepted, or failed for good): once per call. */
 function settled(context: RetryContext, params: LanguageModelV4CallOptions): void {
   const sent = context.sent(params);
-  if (sent) context.engine.reportCall(sent.output.report);
+  if (sent) reportOnce(context.engine, sent);
 }
 
 /** Parts a stream may open with before it says anything: the first other part tells whether the call was accepted. */
@@ -110,6 +127,7 @@ export async function generateWithRetry(
   context: RetryContext,
   { doGenerate, params, model }: { doGenerate: () => PromiseLike<LanguageModelV4GenerateResult> } & Target,
 ): Promise<{ result: LanguageModelV4GenerateResult; answered: LanguageModelV4CallOptions }> {
+  taken(context, params);
   try {
     const result = await doGenerate();
     settled(context, params);
@@ -172,6 +190,7 @@ export async function streamWithRetry(
   context: RetryContext,
   { doStream, params, model }: { doStream: () => PromiseLike<LanguageModelV4StreamResult> } & Target,
 ): Promise<{ result: LanguageModelV4StreamResult; answered: LanguageModelV4CallOptions }> {
+  taken(context, params);
   let result: LanguageModelV4StreamResult;
   try {
     result = await doStream();

@@ -60,7 +60,7 @@ export class ModelLimits {
     const window = learned === undefined ? configured : Math.min(configured, learned);
     let budget = window - this.reserve(window, maxOutputTokens, modelKey);
     const bound = this.overflows.bound(modelKey);
-    if (bound !== undefined) budget = Math.min(budget, bound);
+    if (bound !== undefined) budget = Math.min(budget, Math.floor(bound * this.calibration.ratio(modelKey)));
     return Math.max(1, budget);
   }
 
@@ -98,7 +98,16 @@ export class ModelLimits {
       this.overflows.window(modelKey) ?? Number.POSITIVE_INFINITY,
     );
     const estimated = typeof estimatedTokens === 'function' ? estimatedTokens() : estimatedTokens;
-    const learned = this.overflows.learn({ modelKey, contextWindow: window, estimatedTokens: estimated, error });
+    // the limit the rejected prompt was made for: over it, the stages had nothing left to fold
+    const { hardLimit } = this.callLimits(modelId, modelKey, rejection.contextWindow, maxOutputTokens);
+    const overHardLimit = estimated > hardLimit;
+    const learned = this.overflows.learn({
+      modelKey,
+      contextWindow: window,
+      estimatedTokens: estimated,
+      error,
+      overHardLimit,
+    });
     if (!learned) return undefined;
     const { overflow, ratioBefore, learnedRatio } = learned;
     const named = new ProviderOverflowError({

@@ -10,11 +10,22 @@ const RATIO_MARGIN = 1.05;
  */
 export const REJECTED_PROMPT_MARGIN = 0.75;
 
+/**
+ * How much a rejection of a prompt the engine could not bring below its own hard limit shrinks the default tool-result
+ * cap (each time): what could not be folded is the current turn, and its tool results are what can still be cut.
+ */
+const CAP_SHRINK = 1.5;
+
 /** One sent prompt the provider rejected. */
 export interface Rejection {
   readonly modelKey: string;
   /** Our count of the sent prompt before calibration. */
   readonly estimatedTokens: number;
+  /**
+   * Whether the prompt was over the call's hard limit as we counted it: nothing was left to fold (the current turn,
+   * the pinned user message, the state), so no bound would change what is sent.
+   */
+  readonly overHardLimit?: boolean;
   /** The context window the call was compressed for. */
   readonly contextWindow: number;
   /** What the provider threw. */
@@ -30,6 +41,8 @@ export interface Learned {
   readonly learnedRatio: number;
   /** Whether the rejection bounded the model's prompts by the rejected one (it showed nothing else to learn). */
   readonly bounded: boolean;
+  /** Whether it shrank the tool-result cap instead: the prompt was over our own hard limit, nothing left to fold. */
+  readonly shrankResults: boolean;
 }
 
 /**
@@ -39,10 +52,14 @@ export interface Learned {
  * - the output it counts against the window (the call's `max_tokens`), when its error names it: later calls of the
  *   model keep at least that much free;
  * - when its error names nothing that explains the rejection (OpenAI's Responses API names no figure at all): a bound
- *   on the model's input, in the provider's tokens, whatever the ratio: the largest prompt the provider took (its
- *   usage report) when that is below our count of the rejected one and above 3/4 of it, else 3/4 of our count of the
- *   rejected prompt. The window lies between what was taken and what was rejected; its count may be larger than ours
- *   and its window smaller at once, so the ratio alone cannot explain a rejection that names nothing.
+ *   on the model's input: 3/4 of our count of the rejected prompt, or the largest prompt the provider took before
+ *   when that lies between the two (the window lies between what was taken and what was rejected). It is kept in our
+ *   own tokens and calibrated by the ratio of the time it is used: when the provider's usage reports later show that
+ *   it counts more than we do, that explains part of the rejection and the bound follows in the provider's tokens;
+ *   until then it holds whatever the ratio;
+ * - when that prompt was over our own hard limit already (nothing left to fold: the current turn, the pinned user
+ *   message, the state), no bound would change it: the tool-result cap shrinks instead, by half as much again each
+ *   time, as what can still be cut is the current turn's tool results.
  */
 export class OverflowLearning {
   private readonly windows = boundedCache<string, number>(1_000);
@@ -64,8 +81,8 @@ export class OverflowLearning {
   }
 
   /**
-   * The most input tokens (the provider's) a model's calls send after a rejection that explained nothing, if any: see
-   * the class comment.
+   * The most input tokens of ours (uncalibrated) a model's calls send after a rejection that explained nothing, if
+   * any: see the class comment.
    */
   bound(modelKey: string): number | undefined {
     return this.bounds.get(modelKey);
@@ -82,7 +99,7 @@ export class OverflowLearning {
   }
 
   /** Learns from a provider's error; undefined (nothing learned) when it is not a rejection for length. */
-  learn({ modelKey, estimatedTokens, contextWindow, error }: Rejection): Learned | undefined {
+  learn({ modelKey, estimatedTokens, contextWindow, error, overHardLimit = false }: Rejection): Learned | undefined {
     const overflow = readProviderOverflow(error);
     if (!overflow) return undefined;
     const { providerTokens, providerLimit, providerOutputTokens } = overflow;
@@ -98,16 +115,18 @@ export class OverflowLearning {
     const learnedRatio =
       observed > ratioBefore ? this.calibration.raise(modelKey, observed * RATIO_MARGIN) : ratioBefore;
     // nothing above explains the rejection: the prompt sent is the one figure there is
-    const bounded = !smallerWindow && !countsOutput && learnedRatio === ratioBefore && estimatedTokens > 0;
+    const unexplained = !smallerWindow && !countsOutput && learnedRatio === ratioBefore && estimatedTokens > 0;
+    const shrankResults = unexplained && overHardLimit;
+    const bounded = unexplained && !overHardLimit;
     if (bounded) {
-      const sent = estimatedTokens * ratioBefore;
-      const taken = this.taken.get(modelKey) ?? 0;
-      const bound = Math.floor(
-        taken < sent ? Math.max(sent * REJECTED_PROMPT_MARGIN, taken) : sent * REJECTED_PROMPT_MARGIN,
-      );
+      // in our tokens: what the provider took, in its own, as we count it
+      const taken = (this.taken.get(modelKey) ?? 0) / ratioBefore;
+      const margin = estimatedTokens * REJECTED_PROMPT_MARGIN;
+      const bound = Math.floor(taken < estimatedTokens ? Math.max(margin, taken) : margin);
       this.bounds.set(modelKey, Math.min(bound, this.bounds.get(modelKey) ?? bound));
     }
-    this.rejectionRatios.set(modelKey, learnedRatio);
-    return { overflow, ratioBefore, learnedRatio, bounded };
+    const previous = this.rejectionRatios.get(modelKey) ?? ratioBefore;
+    this.rejectionRatios.set(modelKey, shrankResults ? Math.max(previous, ratioBefore) * CAP_SHRINK : learnedRatio);
+    return { overflow, ratioBefore, learnedRatio, bounded, shrankResults };
   }
 }

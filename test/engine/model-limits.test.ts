@@ -226,17 +226,18 @@ describe('ModelLimits: a rejection without figures', () => {
     expect(models.callLimits('gpt-4o', 'other').budget).toBe(128_000 - DEFAULT_RESERVE_OUTPUT_TOKENS);
   });
 
-  it('keeps the bound in the provider’s tokens whatever ratio its usage teaches after it', () => {
-    const { models } = limitsOf();
+  it('keeps the bound in our tokens: the ratio its usage teaches after it calibrates it', () => {
+    const { models, calibration } = limitsOf();
     models.used('k', 40_000, 50_000);
     models.rejected({ modelId: 'gpt-4o', modelKey: 'k', estimatedTokens: 80_000, error: figureless(), retry: false });
-    // the rejected prompt was 100k as we counted it, calibrated: the budget stays below that
-    expect(models.callLimits('gpt-4o', 'k').budget).toBe(75_000);
+    // 3/4 of the rejected 80k of ours, at the ratio of the time
+    expect(models.callLimits('gpt-4o', 'k').budget).toBe(Math.floor(60_000 * calibration.ratio('k')));
+    // the provider counts more than it seemed: that explains part of the rejection, and the bound follows
     models.used('k', 40_000, 70_000);
+    expect(calibration.ratio('k')).toBeGreaterThan(1.25);
     const limits = models.callLimits('gpt-4o', 'k');
-    expect(limits.budget).toBe(75_000);
-    // in our own tokens the prompts shrink as the ratio grows
-    expect(limits.hardLimit).toBeLessThan(75_000 / 1.25);
+    expect(limits.budget).toBe(Math.floor(60_000 * calibration.ratio('k')));
+    expect(limits.hardLimit).toBeLessThan(60_000);
   });
 
   it('bounds by the largest prompt the provider took, when it lies between 3/4 of the rejected one and it', () => {
@@ -245,7 +246,8 @@ describe('ModelLimits: a rejection without figures', () => {
     models.used('k', 10_000, 11_000);
     models.rejected({ modelId: 'gpt-4o', modelKey: 'k', estimatedTokens: 64_000, error: figureless(), retry: false });
     // the rejected prompt was about 70k of the provider's tokens, and it took 66k: its window is between the two
-    expect(models.callLimits('gpt-4o', 'k').budget).toBe(66_000);
+    expect(models.callLimits('gpt-4o', 'k').budget).toBeGreaterThanOrEqual(65_990);
+    expect(models.callLimits('gpt-4o', 'k').budget).toBeLessThanOrEqual(66_000);
   });
 
   it('does not bound below 3/4 of the rejected prompt by a small prompt taken before', () => {
@@ -263,13 +265,26 @@ describe('ModelLimits: a rejection without figures', () => {
     expect(models.callLimits('gpt-4o', 'k').budget).toBe(37_500);
   });
 
-  it('bounds by the rejected prompt when the figures explain nothing (our count was already over the limit)', () => {
+  it('bounds by the rejected prompt when its figures explain nothing, the prompt within our limits', () => {
     const { models, calibration } = limitsOf({ contextWindow: 10_000, reserveOutputTokens: 1_000 });
-    models.rejected({ modelId: 'm', estimatedTokens: 11_000, error: overflow(10_000, 10_500), retry: false });
+    // the provider counts as we do and names its window, ours: nothing explains why 7,000 tokens were too many
+    models.rejected({ modelId: 'm', estimatedTokens: 7_000, error: overflow(10_000, 7_000), retry: false });
     expect(calibration.ratio('m')).toBe(1);
-    expect(models.callLimits('m', 'm').budget).toBe(8_250);
-    models.rejected({ modelId: 'm', estimatedTokens: 9_000, error: overflow(10_000, 9_000), retry: false });
-    expect(models.callLimits('m', 'm').budget).toBe(6_750);
+    expect(models.callLimits('m', 'm').budget).toBe(5_250);
+  });
+
+  it('shrinks the tool-result cap instead, by half as much again each time, for a prompt over our own hard limit', () => {
+    const { models, calibration } = limitsOf({ contextWindow: 10_000, reserveOutputTokens: 1_000 });
+    const before = models.callLimits('m', 'm').maxToolResultTokens;
+    // sent over the hard limit (7,650): nothing was left to fold, so a bound would change nothing
+    models.rejected({ modelId: 'm', estimatedTokens: 11_000, error: overflow(10_000, 10_500), retry: false });
+    const once = models.callLimits('m', 'm');
+    expect(calibration.ratio('m')).toBe(1);
+    expect(once.budget).toBe(9_000);
+    expect(once.maxToolResultTokens).toBeLessThan(before);
+    models.rejected({ modelId: 'm', estimatedTokens: 9_000, error: figureless(), retry: true });
+    expect(models.callLimits('m', 'm').maxToolResultTokens).toBeLessThan(once.maxToolResultTokens);
+    expect(models.callLimits('m', 'm').budget).toBe(9_000);
   });
 });
 

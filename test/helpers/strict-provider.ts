@@ -36,7 +36,7 @@ export function providerCount(prompt: LanguageModelV4Prompt, factor: number): nu
   return Math.round(tokens * factor);
 }
 
-export type RejectionShape = 'anthropic' | 'openai' | 'gemini' | 'llama.cpp' | 'stream-error-part';
+export type RejectionShape = 'anthropic' | 'openai' | 'openai-responses' | 'gemini' | 'llama.cpp' | 'stream-error-part';
 
 /** The error a provider answers a too-long prompt with, as the AI SDK's provider packages build it. */
 export function tooLongError(shape: Exclude<RejectionShape, 'stream-error-part'>, tokens: number, limit: number) {
@@ -50,6 +50,15 @@ export function tooLongError(shape: Exclude<RejectionShape, 'stream-error-part'>
         message: `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
         type: 'invalid_request_error',
         param: 'messages',
+        code: 'context_length_exceeded',
+      },
+    },
+    // OpenAI's Responses API: no figure at all
+    'openai-responses': {
+      error: {
+        message: 'Your input exceeds the context window of this model. Please adjust your input and try again.',
+        type: 'invalid_request_error',
+        param: 'input',
         code: 'context_length_exceeded',
       },
     },

@@ -114,13 +114,21 @@ async function resend(
   return answers;
 }
 
+/** The documented windows of the clients' models. */
+const DOCUMENTED_WINDOWS: ProviderServerConfig['windows'] = {
+  'openai-responses': 128_000,
+  'openai-chat': 128_000,
+  anthropic: 200_000,
+  google: 1_048_576,
+};
+
 /**
  * How a server departs from what the engine believes of the model: a deployment with a smaller window than the
- * documented one, and one that also counts half as much again as our tokenizer.
+ * documented one, and a provider that counts 2.5 times our tokenizer in the documented window.
  */
 const SERVER_TERMS: readonly [string, ProviderServerConfig][] = [
   ['a window smaller than the documented one', { window: 40_000 }],
-  ['a smaller window and a count 1.5x ours', { window: 36_000, ratio: 1.5 }],
+  ['a count 2.5x ours', { windows: DOCUMENTED_WINDOWS, ratio: 2.5 }],
 ];
 
 /** Calls of each resent chat: enough for the prompt to grow back to the threshold after the first fold. */

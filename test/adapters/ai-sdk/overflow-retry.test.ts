@@ -4,7 +4,10 @@ import { MockLanguageModelV4 } from 'ai/test';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  type CallReport,
   type CompressionErrorEvent,
+  type CompressionMetadata,
+  contextCompression,
   ProviderOverflowError,
   withContextCompression,
 } from '../../../adapters/ai-sdk/index.js';
@@ -85,7 +88,7 @@ describe('a provider that counts more than we do', () => {
     });
   }
 
-  for (const shape of ['openai', 'gemini', 'stream-error-part'] as const) {
+  for (const shape of ['openai', 'openai-responses', 'gemini', 'stream-error-part'] as const) {
     it(`reads the rejection and retries it: ${shape}`, async () => {
       const { answered, calls, rejected } = await replay(shape, 'stream');
       expect(answered).toBe(calls);
@@ -267,5 +270,55 @@ describe('a retry the provider rejects too', () => {
     ).rejects.toThrow(/prompt is too long/);
     expect(rejected).toHaveLength(2);
     expect(errors.map((event) => event.fallback)).toEqual(['retried', 'rethrown']);
+  });
+});
+
+describe('onCall, once per call', () => {
+  it('hears of a retried call once, by its retry, with the rejection; the answer carries the same', async () => {
+    const { model: provider, rejected } = strictModel({ window: WINDOW, factor: 2, shape: 'openai-responses' });
+    const reports: CallReport[] = [];
+    const model = withContextCompression(provider, {
+      contextWindow: WINDOW,
+      reserveOutputTokens: RESERVE,
+      onCall: (report) => reports.push(report),
+    });
+    const result = await generateText({ model, messages: chat.slice(0, 90), maxRetries: 0 });
+    expect(rejected).toHaveLength(1);
+    expect(reports).toHaveLength(1);
+    expect(ProviderOverflowError.isInstance(reports[0]?.rejection)).toBe(true);
+    // the prompt the report tells of is the one the provider took, below the one it rejected
+    expect(reports[0]?.promptTokens).toBeLessThan((reports[0]?.rejection?.estimatedTokens ?? 0) * 0.75);
+    const metadata = result.providerMetadata?.['context-compression'] as CompressionMetadata | undefined;
+    expect(metadata?.rejection).toMatchObject({
+      providerMessage: expect.stringContaining('exceeds the context window'),
+      learnedInputLimit: reports[0]?.rejection?.learnedInputLimit,
+    });
+  });
+
+  it('hears of a call made with transformParams alone, once, on the next turn of the event loop', async () => {
+    const reports: CallReport[] = [];
+    const middleware = contextCompression({ contextWindow: 8_000, onCall: (report) => reports.push(report) });
+    const model = new MockLanguageModelV4();
+    await middleware.transformParams?.({
+      type: 'generate',
+      params: { prompt: [{ role: 'user', content: [{ type: 'text', text: 'Hello.' }] }] },
+      model,
+    });
+    expect(reports).toHaveLength(0);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(reports).toHaveLength(1);
+  });
+
+  it('hears of a call that failed for another reason once', async () => {
+    const reports: CallReport[] = [];
+    const provider = new MockLanguageModelV4({
+      doGenerate: async () => {
+        throw new Error('network down');
+      },
+    });
+    const model = withContextCompression(provider, { contextWindow: 8_000, onCall: (report) => reports.push(report) });
+    await expect(generateText({ model, prompt: 'hello', maxRetries: 0 })).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(reports).toHaveLength(1);
   });
 });
