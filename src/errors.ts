@@ -269,8 +269,8 @@ export class ProviderOverflowError extends ContextCompressionError {
   /** Provider tokens per token of ours, as learned from this rejection; later calls of the model use it. */
   readonly learnedRatio: number;
   /**
-   * The most input tokens (the provider's, as we count them calibrated) a call of the model now sends: its budget
-   * after what this rejection taught. For a summarizer, the most one of its calls now sends.
+   * The model's input budget after what this rejection taught, in the provider's tokens: later prompts stay below its
+   * hard limit (85% by default). For a summarizer, the most one of its calls may now take.
    */
   readonly learnedInputLimit: number;
   /** What the provider said, cut to 300 characters. */
@@ -295,7 +295,7 @@ export class ProviderOverflowError extends ContextCompressionError {
       message:
         `The provider rejected the prompt as too long for ${fields.modelKey}: it counted ${counted} tokens${output}${limit}, ` +
         `we counted ${fields.estimatedTokens}. Provider tokens per token of ours are now taken as ` +
-        `${fields.learnedRatio.toFixed(2)}, and calls send at most ${fields.learnedInputLimit} input tokens. ` +
+        `${fields.learnedRatio.toFixed(2)}, and its input budget as ${fields.learnedInputLimit} tokens. ` +
         `Provider said: ${fields.providerMessage}`,
       cause: fields.cause,
     });

@@ -131,14 +131,15 @@ export function middlewareFor(
       maxOutputTokens,
       output: result,
       // a retry is made inside wrapGenerate / wrapStream, which report it
-      reported: retryOf !== undefined,
+      taken: retryOf !== undefined,
+      reported: false,
     };
     sentCalls.set(transformed, sent);
     // wrapLanguageModel calls wrapGenerate or wrapStream with these params before any timer runs, and they report the
     // call once the provider took it; a caller of transformParams alone gets the report on the next turn of the loop
-    if (!sent.reported)
+    if (!sent.taken)
       setTimeout(() => {
-        if (!sent.reported) reportOnce(engine, sent);
+        if (!sent.taken) reportOnce(engine, sent);
       }, 0);
     return transformed;
   };

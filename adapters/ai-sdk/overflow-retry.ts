@@ -17,10 +17,9 @@ export interface SentCall {
   readonly contextWindow: number | undefined;
   /** Output tokens the call asked for (see `callOutputTokens`). */
   readonly maxOutputTokens: number | undefined;
-  /**
-   * Whether the call's report is taken care of: set when wrapGenerate or wrapStream takes the call (they report it
-   * once the provider took it), or once it was reported.
-   */
+  /** Whether wrapGenerate or wrapStream took the call: they report it once the provider took it, or failed it. */
+  taken: boolean;
+  /** Whether `onCall` heard of it. */
   reported: boolean;
   readonly output: { readonly estimatedTokens: number; readonly report: CallReport };
 }
@@ -36,8 +35,9 @@ export interface RetryContext {
   ) => PromiseLike<LanguageModelV4CallOptions>;
 }
 
-/** Tells `onCall` of a sent call. */
+/** Tells `onCall` of a sent call, unless it heard of it already. */
 export function reportOnce(engine: CompressionEngine, sent: SentCall): void {
+  if (sent.reported) return;
   sent.reported = true;
   engine.reportCall(sent.output.report);
 }
@@ -45,7 +45,7 @@ export function reportOnce(engine: CompressionEngine, sent: SentCall): void {
 /** Marks a call as one wrapGenerate or wrapStream reports (see `settled`). */
 function taken(context: RetryContext, params: LanguageModelV4CallOptions): void {
   const sent = context.sent(params);
-  if (sent) sent.reported = true;
+  if (sent) sent.taken = true;
 }
 
 /** Tells `onCall` of the attempt that settled the call (accepted, or failed for good): once per call. */
@@ -59,7 +59,9 @@ const OPENING_PARTS = new Set<LanguageModelV4StreamPart['type']>(['stream-start'
 
 /**
  * The params to send again after `error`, compressed to fit what the engine learned from it; undefined when the
- * error is not a rejection for length (or the call was not one the middleware compressed).
+ * error is not a rejection for length (or the call was not one the middleware compressed): the call then settled
+ * with this attempt, which is reported. When compressing the retry fails, the attempt is reported and that failure
+ * thrown.
  */
 async function retryParams(
   context: RetryContext,
@@ -78,7 +80,16 @@ async function retryParams(
     error,
     retry: false,
   });
-  return rejected ? context.compress(sent.original, model, rejected) : undefined;
+  if (!rejected) {
+    reportOnce(context.engine, sent);
+    return undefined;
+  }
+  try {
+    return await context.compress(sent.original, model, rejected);
+  } catch (failure) {
+    reportOnce(context.engine, sent);
+    throw failure;
+  }
 }
 
 /** Reports the retry's own rejection for length (learned from too); the error itself goes to the caller. */
@@ -134,10 +145,7 @@ export async function generateWithRetry(
     return { result, answered: params };
   } catch (error) {
     const retry = await retryParams(context, params, model, error);
-    if (!retry) {
-      settled(context, params);
-      throw error;
-    }
+    if (!retry) throw error;
     return { result: await secondAttempt(context, retry, model, () => model.doGenerate(retry)), answered: retry };
   }
 }
@@ -196,14 +204,20 @@ export async function streamWithRetry(
     result = await doStream();
   } catch (error) {
     const retry = await retryParams(context, params, model, error);
-    if (!retry) {
-      settled(context, params);
-      throw error;
-    }
+    if (!retry) throw error;
     return { result: await secondAttempt(context, retry, model, () => model.doStream(retry)), answered: retry };
   }
   const reader = result.stream.getReader();
-  const { parts, first, done } = await opening(reader);
+  let opened: Awaited<ReturnType<typeof opening>>;
+  try {
+    opened = await opening(reader);
+  } catch (error) {
+    // the stream failed before it said anything: as a rejection of the call
+    const retry = await retryParams(context, params, model, error);
+    if (!retry) throw error;
+    return { result: await secondAttempt(context, retry, model, () => model.doStream(retry)), answered: retry };
+  }
+  const { parts, first, done } = opened;
   if (first?.type === 'error') {
     const retry = await retryParams(context, params, model, first.error);
     if (retry) {

@@ -65,8 +65,9 @@ export function contextCompressionMiddleware(options: ContextCompressionMiddlewa
       estimate: (compressed) => compressed.estimatedTokens,
       settle: (compressed) => compressed.settled(),
       run: async (compressed) => {
-        await dispatchReportInRun(compressed.metadata);
         const response = await handler({ ...request, messages: compressed.messages.slice(system.length) });
+        // told once the provider took the prompt: a rejected attempt's report is not dispatched
+        await dispatchReportInRun(compressed.metadata);
         const reported = reportedInputTokens(response as BaseMessage);
         if (reported !== undefined) engine.recordUsage(info.modelKey, () => compressed.estimatedTokens, reported);
         attachReport(response as BaseMessage, compressed.metadata);

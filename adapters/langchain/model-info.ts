@@ -1,7 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
 import { type FileCounting, type ProviderFamily, providerFamily } from '../../src/counting/provider-family.js';
-import { anthropicWindow, betaFlags } from '../../src/options/context-windows.js';
+import { anthropicWindow, betaFlags, outputCountsAgainstWindow } from '../../src/options/context-windows.js';
 
 /** What the engine needs to know of a LangChain chat model. */
 export interface ModelInfo {
@@ -17,8 +17,9 @@ export interface ModelInfo {
   /** A larger window a call's own beta flags open (`betas` in its options): Claude's `context-1m`. */
   readonly flaggedWindow?: number | undefined;
   /**
-   * Output tokens every call asks for: the model's `maxTokens` (ChatAnthropic always has one, its default for the
-   * model), `maxOutputTokens` or `max_tokens` in its invocation kwargs; undefined when it sets none.
+   * Output tokens every call asks for, when the model's window holds them (see `outputCountsAgainstWindow`): the
+   * model's `maxTokens` (ChatAnthropic always has one, its default for the model), `maxOutputTokens` or `max_tokens`
+   * in its kwargs; undefined when it sets none.
    */
   readonly maxOutputTokens: number | undefined;
   /** The provider and model its files and images are counted for. */
@@ -109,7 +110,7 @@ export function modelInfo(model: object): ModelInfo {
     modelKey: `${type}:${modelId}`,
     contextWindow: windows?.window ?? contextWindow,
     flaggedWindow: windows?.flagged,
-    maxOutputTokens: outputTokensOf(model),
+    maxOutputTokens: outputCountsAgainstWindow(files.family, modelId) ? outputTokensOf(model) : undefined,
     files,
   };
 }

@@ -42,6 +42,20 @@ export interface RetriedCall<S, T> {
   readonly run: (sent: S) => Promise<T>;
 }
 
+/** The input compressed again for the retry; when that fails, the first attempt settled the call (`settle`). */
+async function compressAgain<S>(
+  compress: (retryOf?: ProviderOverflowError) => Promise<S>,
+  rejected: ProviderOverflowError,
+  settle: () => void,
+): Promise<S> {
+  try {
+    return await compress(rejected);
+  } catch (error) {
+    settle();
+    throw error;
+  }
+}
+
 /**
  * Runs a model call on its compressed input; when the provider rejects the prompt as too long, compresses the input
  * again (now to fit what the engine learned from the rejection) and runs it once more. Any other error, or the retry's
@@ -68,7 +82,7 @@ export async function runWithRetry<S, T>({
       throw error;
     }
   }
-  const retry = await compress(rejected);
+  const retry = await compressAgain(compress, rejected, () => settle(sent));
   try {
     return await run(retry);
   } catch (error) {
@@ -81,11 +95,13 @@ export async function runWithRetry<S, T>({
 
 /**
  * Whether a chunk says nothing yet: a message chunk with no text, no tool call and no usage (OpenAI's Responses
- * stream opens with one for `response.created` before it may fail). Such chunks are held back until the first that
+ * stream opens with one for `response.created` before it may fail), or the `message-start` event of `streamEvents`. Such chunks are held back until the first that
  * says something, so a rejection after them can still be retried.
  */
 function opening(chunk: unknown): boolean {
   if (typeof chunk !== 'object' || chunk === null) return false;
+  // the new streamEvents protocol opens a message before its content
+  if ((chunk as { event?: unknown }).event === 'message-start') return true;
   const message = chunk as {
     content?: unknown;
     tool_call_chunks?: unknown[];
@@ -144,7 +160,7 @@ export async function* streamWithRetry<S, C>({
       throw error;
     }
   }
-  const retry = await compress(rejected);
+  const retry = await compressAgain(compress, rejected, () => settle(sent));
   let retryStarted = false;
   try {
     for await (const chunk of run(retry)) {

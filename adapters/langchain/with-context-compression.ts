@@ -126,7 +126,8 @@ function generateCompressed(
   const lists = messages.map((list) => list.map(coerceMessageLikeToMessage));
   return runWithRetry({
     engine,
-    info,
+    // a rejection is read against the window the call was compressed for (its own beta flags may open a larger one)
+    info: { ...info, contextWindow: callWindow(info, parsed) },
     compress: (retryOf) => Promise.all(lists.map((list) => compress(list, parsed, retryOf))),
     estimate: largestEstimate,
     settle: (compressed) => {
@@ -187,7 +188,7 @@ function compressingModel<T extends BaseChatModel>(
   const streamCompressed = <C>(messages: readonly BaseMessage[], options: unknown, run: Streamed<C>) =>
     streamWithRetry({
       engine,
-      info,
+      info: { ...info, contextWindow: callWindow(info, options) },
       compress: (retryOf) => compress(messages, options, retryOf),
       estimate,
       settle: (sent) => sent?.settled(),

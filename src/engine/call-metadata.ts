@@ -50,7 +50,7 @@ export type CompressionMetadata = {
     /** The rejected prompt's tokens as we counted them. */
     rejectedPromptTokens: number;
     learnedRatio: number;
-    /** The most input tokens a call of the model now sends. */
+    /** The model's input budget now, in the provider's tokens (prompts stay below its hard limit). */
     learnedInputLimit: number;
   };
 };

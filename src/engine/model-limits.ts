@@ -46,19 +46,23 @@ export class ModelLimits {
   budgetFor(modelId: string, known?: number, maxOutputTokens?: number): number {
     const contextWindow = this.windowFor(modelId, known);
     checkReserve(contextWindow, this.resolved.reserveFor(contextWindow));
-    return contextWindow - this.reserve(contextWindow, maxOutputTokens, undefined);
+    return contextWindow - this.reserve(contextWindow, maxOutputTokens);
   }
 
   /**
    * The input tokens one call of a model may send, in the provider's tokens: `budgetFor` with what the provider
-   * taught (a smaller window, its counted output, the bound a rejection without figures set), never below 1.
+   * taught (a smaller window, the input it takes beside its counted output, the bound a rejection without figures
+   * set), never below 1.
    */
   private callBudget(modelId: string, modelKey: string, known?: number, maxOutputTokens?: number): number {
     const configured = this.windowFor(modelId, known);
     checkReserve(configured, this.resolved.reserveFor(configured));
     const learned = this.overflows.window(modelKey);
     const window = learned === undefined ? configured : Math.min(configured, learned);
-    let budget = window - this.reserve(window, maxOutputTokens, modelKey);
+    let budget = Math.min(
+      window - this.reserve(window, maxOutputTokens),
+      this.overflows.inputLimit(modelKey) ?? window,
+    );
     const bound = this.overflows.bound(modelKey);
     if (bound !== undefined) budget = Math.min(budget, Math.floor(bound * this.calibration.ratio(modelKey)));
     return Math.max(1, budget);
@@ -66,14 +70,13 @@ export class ModelLimits {
 
   /**
    * Output tokens kept free in a window: the configured reserve, or what the call asks for (its `maxOutputTokens`,
-   * the provider's default) or the model's provider showed it counts, when more and at most 3/4 of the window.
+   * the provider's default) when more and at most 3/4 of the window. A larger ask keeps the configured reserve (a
+   * small window set for a test): should the provider count it against its window, its rejection names the figures,
+   * and the input it then takes is learned (`OverflowLearning.inputLimit`).
    */
-  private reserve(window: number, maxOutputTokens: number | undefined, modelKey: string | undefined): number {
+  private reserve(window: number, maxOutputTokens: number | undefined): number {
     const configured = Math.min(this.resolved.reserveFor(window), Math.floor(window / 2));
-    const asked = Math.max(
-      maxOutputTokens ?? 0,
-      modelKey === undefined ? 0 : (this.overflows.countedOutput(modelKey) ?? 0),
-    );
+    const asked = maxOutputTokens ?? 0;
     return asked > configured && asked <= window * MAX_OUTPUT_SHARE ? asked : configured;
   }
 

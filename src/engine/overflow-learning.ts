@@ -49,8 +49,8 @@ export interface Learned {
  * What the engine learns when a provider rejects a prompt as too long, for each model:
  * - the ratio of its count to ours, when its error names its count (into the model's calibration, so later calls fit);
  * - its window, when its error names one smaller than the configured window;
- * - the output it counts against the window (the call's `max_tokens`), when its error names it: later calls of the
- *   model keep at least that much free;
+ * - the input it takes beside the output it counts against the window, when its error names both (the window less
+ *   the call's `max_tokens`): later calls of the model send no more;
  * - when its error names nothing that explains the rejection (OpenAI's Responses API names no figure at all): a bound
  *   on the model's input: 3/4 of our count of the rejected prompt, or the largest prompt the provider took before
  *   when that lies between the two (the window lies between what was taken and what was rejected). It is kept in our
@@ -63,7 +63,7 @@ export interface Learned {
  */
 export class OverflowLearning {
   private readonly windows = boundedCache<string, number>(1_000);
-  private readonly outputs = boundedCache<string, number>(1_000);
+  private readonly inputLimits = boundedCache<string, number>(1_000);
   private readonly bounds = boundedCache<string, number>(1_000);
   private readonly taken = boundedCache<string, number>(1_000);
   private readonly rejectionRatios = boundedCache<string, number>(1_000);
@@ -75,9 +75,12 @@ export class OverflowLearning {
     return this.windows.get(modelKey);
   }
 
-  /** Output tokens a model's provider showed it counts against the window (the largest seen), if any. */
-  countedOutput(modelKey: string): number | undefined {
-    return this.outputs.get(modelKey);
+  /**
+   * The most input tokens (the provider's) a model's provider showed it takes beside the output it counts against its
+   * window (the smallest seen), if any.
+   */
+  inputLimit(modelKey: string): number | undefined {
+    return this.inputLimits.get(modelKey);
   }
 
   /**
@@ -107,8 +110,10 @@ export class OverflowLearning {
     const smallerWindow = providerLimit !== undefined && providerLimit < contextWindow;
     if (smallerWindow) this.windows.set(modelKey, Math.min(providerLimit, this.windows.get(modelKey) ?? providerLimit));
     const countsOutput = providerOutputTokens !== undefined && providerOutputTokens > 0;
-    if (countsOutput)
-      this.outputs.set(modelKey, Math.max(providerOutputTokens, this.outputs.get(modelKey) ?? providerOutputTokens));
+    if (countsOutput && providerLimit !== undefined && providerLimit > providerOutputTokens) {
+      const input = providerLimit - providerOutputTokens;
+      this.inputLimits.set(modelKey, Math.min(input, this.inputLimits.get(modelKey) ?? input));
+    }
     // the provider's count, or at least its limit when that is all it named (the prompt was over it)
     const shown = providerTokens ?? (smallerWindow || countsOutput ? undefined : providerLimit);
     const observed = shown !== undefined && estimatedTokens > 0 ? shown / estimatedTokens : 0;

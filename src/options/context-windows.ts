@@ -65,3 +65,14 @@ export function anthropicWindow(modelId: string, flags: readonly string[], known
   if (long) return known !== undefined && known > ANTHROPIC_STANDARD_WINDOW ? known : ANTHROPIC_LONG_WINDOW;
   return known !== undefined && known <= ANTHROPIC_STANDARD_WINDOW ? known : ANTHROPIC_STANDARD_WINDOW;
 }
+
+/**
+ * Whether a model's window holds its output as well as its input, so the output a call asks for must be kept free
+ * in it: Claude's (Anthropic rejects input plus `max_tokens` over the window), OpenAI's chat models' and those of
+ * OpenAI-compatible servers (vLLM, llama.cpp); not GPT-5's (the table gives its input limit) nor Gemini's (its window
+ * is input alone).
+ */
+export function outputCountsAgainstWindow(family: string, modelId: string): boolean {
+  if (family === 'google' || /gemini/i.test(modelId)) return false;
+  return !/^(?:openai\/)?gpt-5/i.test(modelId);
+}

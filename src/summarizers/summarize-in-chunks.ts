@@ -74,10 +74,9 @@ export async function summarizeInChunks(
         from = chunk.next;
         break;
       } catch (error) {
-        const rejected = retried
-          ? undefined
-          : rejection(limits, error, () => sentTokens(limits, state, chunk.messages, meter));
-        if (!rejected) throw error;
+        // a second rejection of the chunk is learned from too (the next fold is cut by it), and fails the span
+        const rejected = rejection(limits, error, () => sentTokens(limits, state, chunk.messages, meter));
+        if (!rejected || retried) throw error;
         onRejected?.(rejected);
         retried = true;
       }

@@ -210,6 +210,26 @@ describe('ModelLimits: the output a call asks for', () => {
   });
 });
 
+describe('ModelLimits: the output a provider counts, over 3/4 of the window', () => {
+  it('learns the input it takes beside that output, so the retry fits', () => {
+    // a window of 100k set to compress early, a call asking 128k of output: the configured reserve is kept
+    const { models } = limitsOf({ contextWindow: 100_000 });
+    expect(models.callLimits('claude-sonnet-4-6', 'k', undefined, 128_000).budget).toBe(
+      100_000 - DEFAULT_RESERVE_OUTPUT_TOKENS,
+    );
+    const error = models.rejected({
+      modelId: 'claude-sonnet-4-6',
+      modelKey: 'k',
+      maxOutputTokens: 128_000,
+      estimatedTokens: 80_000,
+      error: withOutput(80_000, 128_000, 200_000),
+      retry: false,
+    });
+    expect(models.callLimits('claude-sonnet-4-6', 'k', undefined, 128_000).budget).toBe(72_000);
+    expect(error?.learnedInputLimit).toBe(72_000);
+  });
+});
+
 describe('ModelLimits: a rejection without figures', () => {
   it('bounds the model’s calls below our count of the rejected prompt, whatever the ratio, and does not grow it', () => {
     const { models, calibration } = limitsOf();
@@ -237,7 +257,8 @@ describe('ModelLimits: a rejection without figures', () => {
     expect(calibration.ratio('k')).toBeGreaterThan(1.25);
     const limits = models.callLimits('gpt-4o', 'k');
     expect(limits.budget).toBe(Math.floor(60_000 * calibration.ratio('k')));
-    expect(limits.hardLimit).toBeLessThan(60_000);
+    // the limits in our own tokens: the budget divided by the ratio
+    expect(limits.hardLimit).toBeCloseTo((limits.budget * 0.85) / limits.ratio, 0);
   });
 
   it('bounds by the largest prompt the provider took, when it lies between 3/4 of the rejected one and it', () => {

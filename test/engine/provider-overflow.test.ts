@@ -185,7 +185,7 @@ describe('OverflowLearning', () => {
       ratio: calibration.ratio('p:m'),
       window: learning.window('p:m'),
       bound: learning.bound('p:m'),
-      output: learning.countedOutput('p:m'),
+      inputLimit: learning.inputLimit('p:m'),
     };
   };
 
@@ -211,13 +211,13 @@ describe('OverflowLearning', () => {
     expect(learned?.bounded).toBe(true);
   });
 
-  it('learns the output the provider counts against its window', () => {
+  it('learns the input the provider takes beside the output it counts against its window', () => {
     const error = sdkError(
       'input length and `max_tokens` exceed context limit: 155114 + 64000 > 200000, decrease input length or `max_tokens` and try again',
       { statusCode: 400 },
     );
-    const { output, window, bound, ratio } = learn(error, 150_000);
-    expect(output).toBe(64_000);
+    const { inputLimit, window, bound, ratio } = learn(error, 150_000);
+    expect(inputLimit).toBe(136_000);
     expect(window).toBeUndefined();
     expect(bound).toBeUndefined();
     expect(ratio).toBeCloseTo((155_114 / 150_000) * 1.05, 3);

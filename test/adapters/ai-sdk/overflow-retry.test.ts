@@ -309,6 +309,24 @@ describe('onCall, once per call', () => {
     expect(reports).toHaveLength(1);
   });
 
+  it('hears of a stream that failed before its first part once', async () => {
+    const reports: CallReport[] = [];
+    const provider = new MockLanguageModelV4({
+      doStream: async () => ({
+        stream: new ReadableStream({
+          pull(controller) {
+            controller.error(new Error('socket hang up'));
+          },
+        }),
+      }),
+    });
+    const model = withContextCompression(provider, { contextWindow: 8_000, onCall: (report) => reports.push(report) });
+    const result = streamText({ model, prompt: 'hello', maxRetries: 0, onError: () => {} });
+    await Promise.resolve(result.text).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(reports).toHaveLength(1);
+  });
+
   it('hears of a call that failed for another reason once', async () => {
     const reports: CallReport[] = [];
     const provider = new MockLanguageModelV4({
