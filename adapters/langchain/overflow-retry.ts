@@ -95,8 +95,8 @@ export async function runWithRetry<S, T>({
 
 /**
  * Whether a chunk says nothing yet: a message chunk with no text, no tool call and no usage (OpenAI's Responses
- * stream opens with one for `response.created` before it may fail), or the `message-start` event of `streamEvents`. Such chunks are held back until the first that
- * says something, so a rejection after them can still be retried.
+ * stream opens with one for `response.created` before it may fail), or the `message-start` event of `streamEvents`.
+ * Such chunks are held back until the first that says something, so a rejection after them can still be retried.
  */
 function opening(chunk: unknown): boolean {
   if (typeof chunk !== 'object' || chunk === null) return false;
