@@ -24,7 +24,7 @@ import { modelSummarizer } from './model-summarizer.js';
 import {
   generateWithRetry,
   type RetryContext,
-  reportOnce,
+  rememberSent,
   reportStreamedRejection,
   type SentCall,
   streamWithRetry,
@@ -124,23 +124,8 @@ export function middlewareFor(
       providerOptions,
       prompt: prompt ?? fromTranscript(result.system, result.messages),
     };
-    const sent: SentCall = {
-      original: params,
-      modelKey: modelKeyOf(model),
-      contextWindow,
-      maxOutputTokens,
-      output: result,
-      // a retry is made inside wrapGenerate / wrapStream, which report it
-      taken: retryOf !== undefined,
-      reported: false,
-    };
-    sentCalls.set(transformed, sent);
-    // wrapLanguageModel calls wrapGenerate or wrapStream with these params before any timer runs, and they report the
-    // call once the provider took it; a caller of transformParams alone gets the report on the next turn of the loop
-    if (!sent.taken)
-      setTimeout(() => {
-        if (!sent.taken) reportOnce(engine, sent);
-      }, 0);
+    const call = { original: params, modelKey: modelKeyOf(model), contextWindow, maxOutputTokens, output: result };
+    rememberSent(engine, sentCalls, transformed, call, retryOf !== undefined);
     return transformed;
   };
   const retries: RetryContext = { engine, sent: (params) => sentCalls.get(params), compress };

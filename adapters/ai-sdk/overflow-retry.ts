@@ -42,6 +42,26 @@ export function reportOnce(engine: CompressionEngine, sent: SentCall): void {
   engine.reportCall(sent.output.report);
 }
 
+/**
+ * Keeps what a transformed call sent under its params. wrapLanguageModel calls wrapGenerate or wrapStream with these
+ * params before any timer runs, and they report the call once the provider took it (a retry is made inside them); a
+ * caller of transformParams alone hears of the call on the next turn of the event loop.
+ */
+export function rememberSent(
+  engine: CompressionEngine,
+  sentCalls: WeakMap<LanguageModelV4CallOptions, SentCall>,
+  params: LanguageModelV4CallOptions,
+  call: Omit<SentCall, 'taken' | 'reported'>,
+  retry: boolean,
+): void {
+  const sent: SentCall = { ...call, taken: retry, reported: false };
+  sentCalls.set(params, sent);
+  if (!retry)
+    setTimeout(() => {
+      if (!sent.taken) reportOnce(engine, sent);
+    }, 0);
+}
+
 /** Marks a call as one wrapGenerate or wrapStream reports (see `settled`). */
 function taken(context: RetryContext, params: LanguageModelV4CallOptions): void {
   const sent = context.sent(params);
@@ -71,15 +91,7 @@ async function retryParams(
 ): Promise<LanguageModelV4CallOptions | undefined> {
   const sent = context.sent(params);
   if (!sent) return undefined;
-  const rejected = context.engine.providerRejected({
-    modelId: model.modelId,
-    modelKey: sent.modelKey,
-    contextWindow: sent.contextWindow,
-    maxOutputTokens: sent.maxOutputTokens,
-    estimatedTokens: () => sent.output.estimatedTokens,
-    error,
-    retry: false,
-  });
+  const rejected = rejectionOf(context.engine, sent, model, error, false);
   if (!rejected) {
     reportOnce(context.engine, sent);
     return undefined;
@@ -100,16 +112,26 @@ function retryRejected(
   error: unknown,
 ) {
   const sent = context.sent(params);
-  if (sent)
-    context.engine.providerRejected({
-      modelId: model.modelId,
-      modelKey: sent.modelKey,
-      contextWindow: sent.contextWindow,
-      maxOutputTokens: sent.maxOutputTokens,
-      estimatedTokens: () => sent.output.estimatedTokens,
-      error,
-      retry: true,
-    });
+  if (sent) rejectionOf(context.engine, sent, model, error, true);
+}
+
+/** Tells the engine a sent call failed: the rejection when it was one for length (learned and reported). */
+function rejectionOf(
+  engine: CompressionEngine,
+  sent: SentCall,
+  model: LanguageModelV4,
+  error: unknown,
+  retry: boolean,
+) {
+  return engine.providerRejected({
+    modelId: model.modelId,
+    modelKey: sent.modelKey,
+    contextWindow: sent.contextWindow,
+    maxOutputTokens: sent.maxOutputTokens,
+    estimatedTokens: () => sent.output.estimatedTokens,
+    error,
+    retry,
+  });
 }
 
 /** Runs the retry, reporting its rejection before the error goes on to the caller. */

@@ -45,7 +45,7 @@ export interface CompressedBaseMessages {
   readonly estimatedTokens: number;
   /** What the call did, for the answer's `response_metadata` and the custom callback event. */
   readonly metadata: CompressionMetadata;
-  /** Tells `onCall` of the call, for one compressed with `report: 'later'`. */
+  /** Tells `onCall` of the call, for one compressed with `report: 'later'`; at most once, however often called. */
   readonly settled: () => void;
 }
 
@@ -72,6 +72,16 @@ export async function compressBaseMessages(
       return result.estimatedTokens;
     },
     metadata: callMetadata(result.report),
-    settled: () => engine.reportCall(result.report),
+    settled: reportedOnce(() => engine.reportCall(result.report)),
+  };
+}
+
+/** `report`, run at its first call only: an attempt that settles in several ways is reported once. */
+function reportedOnce(report: () => void): () => void {
+  let reported = false;
+  return () => {
+    if (reported) return;
+    reported = true;
+    report();
   };
 }

@@ -37,7 +37,7 @@ export interface RetriedCall<S, T> {
   readonly compress: (retryOf?: ProviderOverflowError) => Promise<S>;
   /** Our estimate of what a compressed input sends; undefined when nothing was compressed (never retried). */
   readonly estimate: (sent: S) => number | undefined;
-  /** Tells `onCall` of the attempt that settled the call: accepted, or failed for good. Once per call. */
+  /** Tells `onCall` of the attempt that settled the call: accepted, or failed for good. Reports once, however often called. */
   readonly settle: (sent: S) => void;
   readonly run: (sent: S) => Promise<T>;
 }
@@ -144,34 +144,31 @@ export async function* streamWithRetry<S, C>({
       if (!started) {
         settle(sent);
         started = true;
-        yield* held;
+        yield* held.splice(0);
       }
       yield chunk;
     }
-    if (!started) {
-      settle(sent);
-      yield* held;
-    }
+    // a stream that said nothing: what it held is all there is
+    settle(sent);
+    yield* held;
     return;
   } catch (error) {
     rejected = started ? undefined : rejectedForLength(engine, info, () => estimate(sent), error, false);
     if (!rejected) {
-      if (!started) settle(sent);
+      settle(sent);
       throw error;
     }
   }
   const retry = await compressAgain(compress, rejected, () => settle(sent));
-  let retryStarted = false;
   try {
     for await (const chunk of run(retry)) {
-      if (!retryStarted) settle(retry);
-      retryStarted = true;
+      settle(retry);
       yield chunk;
     }
   } catch (error) {
     rejectedForLength(engine, info, () => estimate(retry), error, true);
     throw error;
   } finally {
-    if (!retryStarted) settle(retry);
+    settle(retry);
   }
 }

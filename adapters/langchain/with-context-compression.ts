@@ -159,20 +159,15 @@ function largestEstimate(sent: readonly (CompressedBaseMessages | undefined)[]):
   return estimates.length > 0 ? Math.max(...estimates) : undefined;
 }
 
-function compressingModel<T extends BaseChatModel>(
-  model: T,
-  compression: Compression,
-  info: ModelInfo,
-  boundTools?: readonly unknown[],
-): T {
-  const { engine, converter } = compression;
-  const base: BaseChatModel = model;
-  const wrapped = Object.create(model) as T;
-  const compress = async (messages: readonly BaseMessage[], options: unknown, retryOf?: ProviderOverflowError) => {
+/**
+ * How a compressing model compresses one call's messages: undefined when the call opts out; reported once the
+ * provider took the prompt; in the window the call's own beta flags open (Claude's context-1m).
+ */
+function compressorFor({ engine, converter }: Compression, info: ModelInfo, boundTools?: readonly unknown[]) {
+  return async (messages: readonly BaseMessage[], options: unknown, retryOf?: ProviderOverflowError) => {
     const callOptions = readCallOptions(options);
     if (callOptions.disable) return undefined;
     const tools = (options as { tools?: unknown[] } | undefined)?.tools ?? boundTools;
-    // a window the call's own beta flags open (Claude's context-1m)
     const model = { ...info, contextWindow: callWindow(info, options) };
     return compressBaseMessages(engine, {
       messages,
@@ -185,6 +180,18 @@ function compressingModel<T extends BaseChatModel>(
       retryOf,
     });
   };
+}
+
+function compressingModel<T extends BaseChatModel>(
+  model: T,
+  compression: Compression,
+  info: ModelInfo,
+  boundTools?: readonly unknown[],
+): T {
+  const { engine } = compression;
+  const base: BaseChatModel = model;
+  const wrapped = Object.create(model) as T;
+  const compress = compressorFor(compression, info, boundTools);
   const streamCompressed = <C>(messages: readonly BaseMessage[], options: unknown, run: Streamed<C>) =>
     streamWithRetry({
       engine,

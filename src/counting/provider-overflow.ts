@@ -5,6 +5,12 @@
  * are read alike, from any copy of those packages.
  */
 
+/**
+ * Margin over the ratio of the provider's count to ours that a rejection shows, taken when learning from it, so the
+ * retry is not rejected again by a rounding of the provider's.
+ */
+export const OVERFLOW_RATIO_MARGIN = 1.05;
+
 /** What a provider said when it rejected a prompt as too long. */
 export interface ProviderOverflow {
   /** The prompt's tokens as the provider counted them, when its message says. */

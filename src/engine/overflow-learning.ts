@@ -1,9 +1,7 @@
 import { boundedCache } from '../bounded-cache.js';
 import type { TokenCalibration } from '../counting/calibration.js';
-import { type ProviderOverflow, readProviderOverflow } from '../counting/provider-overflow.js';
+import { OVERFLOW_RATIO_MARGIN, type ProviderOverflow, readProviderOverflow } from '../counting/provider-overflow.js';
 
-/** Margin over the ratio a rejection shows, so the retry is not rejected again by a rounding of the provider's. */
-const RATIO_MARGIN = 1.05;
 /**
  * Share of a prompt rejected without figures that later prompts of the model may take, unless the provider took a
  * larger one before: the rejected prompt is the one figure there is, and the window is somewhere below its count.
@@ -118,7 +116,7 @@ export class OverflowLearning {
     const shown = providerTokens ?? (smallerWindow || countsOutput ? undefined : providerLimit);
     const observed = shown !== undefined && estimatedTokens > 0 ? shown / estimatedTokens : 0;
     const learnedRatio =
-      observed > ratioBefore ? this.calibration.raise(modelKey, observed * RATIO_MARGIN) : ratioBefore;
+      observed > ratioBefore ? this.calibration.raise(modelKey, observed * OVERFLOW_RATIO_MARGIN) : ratioBefore;
     // nothing above explains the rejection: the prompt sent is the one figure there is
     const unexplained = !smallerWindow && !countsOutput && learnedRatio === ratioBefore && estimatedTokens > 0;
     const shrankResults = unexplained && overHardLimit;

@@ -1,9 +1,7 @@
-import { readProviderOverflow } from '../counting/provider-overflow.js';
+import { OVERFLOW_RATIO_MARGIN, readProviderOverflow } from '../counting/provider-overflow.js';
 import { ProviderOverflowError } from '../errors.js';
 import type { SummarizerWindow } from './summarizer-chunks.js';
 
-/** Margin over the ratio a rejection shows, so the next chunk is not rejected again by a rounding of the provider's. */
-const RATIO_MARGIN = 1.05;
 /**
  * Share of a rejected call a summarizer's calls may send after a rejection that explains nothing (no figure, as
  * OpenAI's Responses API): chunks are cheap to cut smaller, and half holds for a provider that counts up to twice ours.
@@ -54,7 +52,7 @@ export class SummarizerLimits {
     const smaller = limit !== undefined && limit > 0 && limit < window;
     if (smaller) this.limit = limit;
     if (providerTokens !== undefined && sentTokens > 0 && providerTokens / sentTokens > this.ratio)
-      this.ratio = (providerTokens / sentTokens) * RATIO_MARGIN;
+      this.ratio = (providerTokens / sentTokens) * OVERFLOW_RATIO_MARGIN;
     if (!smaller && this.ratio === before) {
       const bound = Math.floor(sentTokens * REJECTED_CALL_SHARE);
       this.bound = Math.min(bound, this.bound ?? bound);

@@ -67,6 +67,24 @@ export interface Conversation {
 
 const readSchema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } as const;
 
+/**
+ * A `streamText` result once its text is complete. The stream reports an error as a part, not by throwing: the error
+ * it reported is thrown.
+ */
+async function streamed<R extends { text: PromiseLike<string> }>(
+  start: (onError: (event: { error: unknown }) => void) => R,
+): Promise<{ result: R; text: string }> {
+  let failure: unknown;
+  const result = start(({ error }) => {
+    failure = error;
+  });
+  const text = await Promise.resolve(result.text).catch((error: unknown) => {
+    throw failure ?? error;
+  });
+  if (failure) throw failure;
+  return { result, text };
+}
+
 /** An AI SDK client: `generateText` / `streamText` on a model wrapped by `withContextCompression`. */
 function aiSdk(
   name: string,
@@ -84,29 +102,15 @@ function aiSdk(
         options as never,
       );
       const headers = settings.betas ? { 'anthropic-beta': settings.betas.join(',') } : undefined;
-      const { maxOutputTokens } = settings;
+      const common = { model, maxRetries: 0, headers, maxOutputTokens: settings.maxOutputTokens };
       return {
         async call(history, stream) {
           const messages: ModelMessage[] = history.map((turn) => ({ role: turn.role, content: turn.text }));
           if (!stream) {
-            const result = await generateText({ model, messages, maxRetries: 0, headers, maxOutputTokens });
+            const result = await generateText({ ...common, messages });
             return { text: result.text, report: result.providerMetadata?.['context-compression'] as never };
           }
-          let failure: unknown;
-          const result = streamText({
-            model,
-            messages,
-            maxRetries: 0,
-            headers,
-            maxOutputTokens,
-            onError: ({ error }) => {
-              failure = error;
-            },
-          });
-          const text = await Promise.resolve(result.text).catch((error: unknown) => {
-            throw failure ?? error;
-          });
-          if (failure) throw failure;
+          const { result, text } = await streamed((onError) => streamText({ ...common, messages, onError }));
           return { text, report: (await result.providerMetadata)?.['context-compression'] as never };
         },
         async loop(prompt, read, stream, maxSteps) {
@@ -117,33 +121,12 @@ function aiSdk(
               execute: async ({ path }) => read(path),
             }),
           };
+          const loop = { ...common, prompt, tools, stopWhen: stepCountIs(maxSteps) };
           if (!stream) {
-            const result = await generateText({
-              model,
-              prompt,
-              tools,
-              stopWhen: stepCountIs(maxSteps),
-              maxRetries: 0,
-              headers,
-            });
+            const result = await generateText(loop);
             return { steps: result.steps.length, text: result.text };
           }
-          let failure: unknown;
-          const result = streamText({
-            model,
-            prompt,
-            tools,
-            stopWhen: stepCountIs(maxSteps),
-            maxRetries: 0,
-            headers,
-            onError: ({ error }) => {
-              failure = error;
-            },
-          });
-          const text = await Promise.resolve(result.text).catch((error: unknown) => {
-            throw failure ?? error;
-          });
-          if (failure) throw failure;
+          const { result, text } = await streamed((onError) => streamText({ ...loop, onError }));
           return { steps: (await result.steps).length, text };
         },
       };
@@ -211,6 +194,19 @@ function langchain(
   };
 }
 
+/** LangChain's gpt-4o on the server, through the Responses API or Chat Completions. */
+function chatOpenAI(useResponsesApi: boolean) {
+  return (server: ProviderServer, settings: ClientSettings) =>
+    new ChatOpenAI({
+      model: 'gpt-4o',
+      apiKey: 'test',
+      maxRetries: 0,
+      useResponsesApi,
+      ...(settings.maxOutputTokens && { maxTokens: settings.maxOutputTokens }),
+      configuration: { baseURL: server.baseURL('openai') },
+    });
+}
+
 /** Every provider package the adapters are tested through, each a model a user would pick. */
 export const CLIENTS: readonly Client[] = [
   aiSdk('@ai-sdk/openai (Responses)', 'openai-responses', 'gpt-4o', (server) =>
@@ -225,33 +221,8 @@ export const CLIENTS: readonly Client[] = [
   aiSdk('@ai-sdk/google', 'google', 'gemini-2.5-flash', (server) =>
     createGoogleGenerativeAI({ baseURL: server.baseURL('google'), apiKey: 'test' })('gemini-2.5-flash'),
   ),
-  langchain(
-    '@langchain/openai (Chat Completions)',
-    'openai-chat',
-    'gpt-4o',
-    (server, settings) =>
-      new ChatOpenAI({
-        model: 'gpt-4o',
-        apiKey: 'test',
-        maxRetries: 0,
-        ...(settings.maxOutputTokens && { maxTokens: settings.maxOutputTokens }),
-        configuration: { baseURL: server.baseURL('openai') },
-      }),
-  ),
-  langchain(
-    '@langchain/openai (Responses)',
-    'openai-responses',
-    'gpt-4o',
-    (server, settings) =>
-      new ChatOpenAI({
-        model: 'gpt-4o',
-        apiKey: 'test',
-        maxRetries: 0,
-        useResponsesApi: true,
-        ...(settings.maxOutputTokens && { maxTokens: settings.maxOutputTokens }),
-        configuration: { baseURL: server.baseURL('openai') },
-      }),
-  ),
+  langchain('@langchain/openai (Chat Completions)', 'openai-chat', 'gpt-4o', chatOpenAI(false)),
+  langchain('@langchain/openai (Responses)', 'openai-responses', 'gpt-4o', chatOpenAI(true)),
   langchain(
     '@langchain/anthropic',
     'anthropic',
