@@ -32,8 +32,9 @@ export type SqliteStoreOptions = (
   readonly table?: string;
   /**
    * Milliseconds a write waits for another process's write lock (SQLite's `busy_timeout`): on a file the store opens,
-   * and on a database of the caller's whose timeout is 0 (SQLite's default). The wait blocks the thread: keep it
-   * short. @default 1000
+   * and on a database of the caller's whose timeout is 0 (SQLite's default). The wait blocks the thread; a busy disk
+   * can hold a lock for over a second while processes open a new file at once, hence the default of better-sqlite3
+   * and Python's sqlite3. @default 5000
    */
   readonly busyTimeoutMs?: number;
   /** Milliseconds since the epoch, for expiries; injectable for tests. @default Date.now */
@@ -152,7 +153,7 @@ export function sqliteStore(options: SqliteStoreOptions): ClosableStateStore {
   const open = () => {
     if (closed) throw new Error('sqliteStore: the store is closed');
     if (opened) return opened;
-    const busyTimeoutMs = options.busyTimeoutMs ?? 1_000;
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
     const database = options.database ?? openFile(sqlite as NodeSqlite, options.path as string, busyTimeoutMs);
     try {
       prepareTable(database, table, { busyTimeoutMs, callers: options.database !== undefined });

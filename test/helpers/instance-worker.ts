@@ -125,11 +125,17 @@ export async function runInstances(tasks: readonly InstanceTask[], timeoutMs = 1
   const { spawn } = await import('node:child_process');
   const worker = new URL(import.meta.url).pathname;
   const children = tasks.map((task) =>
-    spawn(process.execPath, ['--import', 'tsx', worker, JSON.stringify(task)], { stdio: ['pipe', 'pipe', 'inherit'] }),
+    spawn(process.execPath, ['--import', 'tsx', worker, JSON.stringify(task)], { stdio: ['pipe', 'pipe', 'pipe'] }),
   );
   const outputs = children.map((child) => {
     let text = '';
+    // what a worker printed on stderr goes into the error that its end makes (a failure names its cause)
+    let errors = '';
     child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      errors += chunk;
+    });
     let isReady = false;
     // ready once it said so; a worker that ends before that fails the run at once
     const ready = new Promise<void>((resolve, reject) => {
@@ -141,12 +147,16 @@ export async function runInstances(tasks: readonly InstanceTask[], timeoutMs = 1
         }
       });
       child.on('error', reject);
-      child.on('close', (code) => reject(new Error(`an instance ended before it was ready (${code}): ${text}`)));
+      child.on('close', (code) =>
+        reject(new Error(`an instance ended before it was ready (${code}): ${text}${errors.slice(-2_000)}`)),
+      );
     });
     const done = new Promise<string>((resolve, reject) => {
       child.on('error', reject);
       child.on('close', (code) =>
-        code === 0 ? resolve(text) : reject(new Error(`an instance exited with ${code}: ${text.slice(0, 500)}`)),
+        code === 0
+          ? resolve(text)
+          : reject(new Error(`an instance exited with ${code}: ${text.slice(0, 500)}${errors.slice(-2_000)}`)),
       );
     });
     // both are awaited below, or the run failed: no rejection goes unheard
