@@ -3,8 +3,9 @@ import { type BaseMessage, type BaseMessageLike, coerceMessageLikeToMessage } fr
 import { type CompressionMetadata, callMetadata } from '../../src/engine/call-metadata.js';
 import type { CompressionEngine } from '../../src/engine/engine.js';
 import { InvalidOptionError, type ProviderOverflowError } from '../../src/errors.js';
+import { type BreakpointContext, withCacheBreakpoints } from './cache-breakpoints.js';
 import type { ContextCompressionCallOptions } from './call-options.js';
-import { type AwarenessPlacement, fromTranscript } from './from-transcript.js';
+import { type AwarenessPlacement, convertTranscript } from './from-transcript.js';
 import type { ModelInfo } from './model-info.js';
 import type { TranscriptConverter } from './transcript-converter.js';
 
@@ -37,6 +38,8 @@ export interface CompressBaseMessagesInput {
   readonly report?: 'now' | 'later';
   /** The provider's rejection this compression retries after (see `CompressInput.retryOf`). */
   readonly retryOf?: ProviderOverflowError | undefined;
+  /** Cache breakpoints for a provider that caches only at them (see `withCacheBreakpoints`); none when undefined. */
+  readonly breakpoints?: BreakpointContext | undefined;
 }
 
 /** The compressed prompt, our estimate of its tokens (to learn from the provider's count) and the call's report. */
@@ -52,7 +55,17 @@ export interface CompressedBaseMessages {
 /** Runs one LangChain prompt through the engine and back. */
 export async function compressBaseMessages(
   engine: CompressionEngine,
-  { messages, tools, model, callOptions, awareness, converter, report = 'now', retryOf }: CompressBaseMessagesInput,
+  {
+    messages,
+    tools,
+    model,
+    callOptions,
+    awareness,
+    converter,
+    report = 'now',
+    retryOf,
+    breakpoints,
+  }: CompressBaseMessagesInput,
 ): Promise<CompressedBaseMessages> {
   const result = await engine.compress({
     transcript: converter.toTranscript(messages, tools, model.files),
@@ -65,8 +78,11 @@ export async function compressBaseMessages(
     deferReport: report === 'later',
     retryOf,
   });
+  const converted = convertTranscript(result.system, result.messages, awareness);
   return {
-    messages: fromTranscript(result.system, result.messages, awareness),
+    messages: breakpoints
+      ? withCacheBreakpoints(converted.messages, converted.points, breakpoints)
+      : converted.messages,
     // read once the provider answered: a call decided without counting it all counts the rest then, if not before
     get estimatedTokens() {
       return result.estimatedTokens;

@@ -12,7 +12,9 @@ import { createEngine, type LangChainCompressionOptions, requireBudget } from '.
 import { TranscriptConverter } from './transcript-converter.js';
 
 /** Options of the chain step: the adapter's options and the model the messages go to. */
-export interface CompressMessagesOptions extends LangChainCompressionOptions, Pick<AdapterOptions, 'model'> {}
+export interface CompressMessagesOptions
+  extends Omit<LangChainCompressionOptions, 'cacheBreakpoints'>,
+    Pick<AdapterOptions, 'model'> {}
 
 /** The option the chain step adds to the engine's, checked before the engine checks its own. */
 const MODEL_OPTION = AdapterOptionsSchema.pick({ model: true });
@@ -41,7 +43,15 @@ export function compressMessages(
   requireBudget(engine, { modelId }, `compressMessages({ contextWindow: 128_000 })`);
   // files are counted for the provider the model id names; without a model, as the largest provider count
   const files = model === undefined ? UNKNOWN_FILE_COUNTING : { family: providerFamily('', model), modelId: model };
-  const info = { modelId, modelKey: modelId, contextWindow: undefined, maxOutputTokens: undefined, files };
+  const info = {
+    modelId,
+    modelKey: modelId,
+    contextWindow: undefined,
+    maxOutputTokens: undefined,
+    files,
+    // a chain step sees no model: wrap the model with withContextCompression for cache breakpoints
+    cachesAtBreakpoints: false,
+  };
   const converter = new TranscriptConverter();
   return RunnableLambda.from(async (input: BaseLanguageModelInput, config?: RunnableConfig) => {
     const messages = inputMessages(input);

@@ -97,6 +97,17 @@ function fromMessage(message: Message, prefix?: string): BaseMessage[] {
 }
 
 /**
+ * Where a converted prompt stays the same from call to call (indexes into its messages): the last system message,
+ * the acknowledgement that ends the `<session_state>` pair, the message before the recall pair. Undefined where the
+ * prompt has none.
+ */
+export interface StablePoints {
+  readonly systemEnd: number | undefined;
+  readonly stateEnd: number | undefined;
+  readonly beforeRecall: number | undefined;
+}
+
+/**
  * Converts the engine's output back into LangChain messages. Untouched messages are the caller's own objects (ids,
  * `additional_kwargs`, `response_metadata` and all); the `<session_state>` pair becomes a HumanMessage and an
  * AIMessage; an edited tool result becomes a new ToolMessage with the same id, call id, name, status and artifact.
@@ -106,6 +117,15 @@ export function fromTranscript(
   messages: readonly Message[],
   awareness: AwarenessPlacement = 'system',
 ): BaseMessage[] {
+  return convertTranscript(system, messages, awareness).messages;
+}
+
+/** `fromTranscript`, with the points where the converted prompt stays the same from call to call. */
+export function convertTranscript(
+  system: readonly Message[],
+  messages: readonly Message[],
+  awareness: AwarenessPlacement = 'system',
+): { messages: BaseMessage[]; points: StablePoints } {
   const own = system.filter((message) => message.synthetic !== 'awareness');
   const block = system.find((message) => message.synthetic === 'awareness');
   const out = own.flatMap((message) => fromMessage(message));
@@ -113,8 +133,15 @@ export function fromTranscript(
     const last = out.pop();
     out.push(appendToSystem(last, messageText(block)));
   }
+  const systemEnd = out.length > 0 ? out.length - 1 : undefined;
+  let stateEnd: number | undefined;
+  let beforeRecall: number | undefined;
   const prefix = block && awareness === 'state' ? messageText(block) : undefined;
-  for (const message of messages)
+  for (const [index, message] of messages.entries()) {
+    if (message.synthetic === 'recall' && beforeRecall === undefined && out.length > 0) beforeRecall = out.length - 1;
     out.push(...fromMessage(message, message.synthetic === 'session-state' ? prefix : undefined));
-  return out;
+    // the pair is the state message and the acknowledgement after it
+    if (index === 1 && messages[0]?.synthetic === 'session-state') stateEnd = out.length - 1;
+  }
+  return { messages: out, points: { systemEnd, stateEnd, beforeRecall } };
 }

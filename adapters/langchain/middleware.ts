@@ -2,7 +2,7 @@ import type { BaseMessage } from '@langchain/core/messages';
 import type { AgentMiddleware } from 'langchain';
 import { readCallOptions } from './call-options.js';
 import { compressBaseMessages } from './compress-base-messages.js';
-import { createEngine, type LangChainCompressionOptions, requireBudget } from './create-engine.js';
+import { breakpointsOn, createEngine, type LangChainCompressionOptions, requireBudget } from './create-engine.js';
 import { type ModelInfo, modelInfo, reportedInputTokens } from './model-info.js';
 import { runWithRetry } from './overflow-retry.js';
 import { attachReport, dispatchReportInRun } from './report-metadata.js';
@@ -31,6 +31,7 @@ type WrapModelCall = NonNullable<AgentMiddleware['wrapModelCall']>;
  */
 export function contextCompressionMiddleware(options: ContextCompressionMiddlewareOptions = {}): AgentMiddleware {
   const engine = createEngine(options);
+  const cacheBreakpoints = breakpointsOn(options);
   const converter = new TranscriptConverter();
   /** What each model the agent calls is, read once and checked to have a known window. */
   const modelInfos = new WeakMap<object, ModelInfo>();
@@ -61,6 +62,11 @@ export function contextCompressionMiddleware(options: ContextCompressionMiddlewa
           converter,
           report: 'later',
           retryOf,
+          // the system message is passed on as the very same object: its end is left unmarked
+          breakpoints:
+            cacheBreakpoints && info.cachesAtBreakpoints
+              ? { tools: request.tools, automatic: request.modelSettings?.cache_control != null, markSystem: false }
+              : undefined,
         }),
       estimate: (compressed) => compressed.estimatedTokens,
       settle: (compressed) => compressed.settled(),

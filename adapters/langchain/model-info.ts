@@ -24,6 +24,11 @@ export interface ModelInfo {
   readonly maxOutputTokens: number | undefined;
   /** The provider and model its files and images are counted for. */
   readonly files: FileCounting;
+  /**
+   * Whether the model's provider caches a prompt only up to the `cache_control` marks it is sent (`ChatAnthropic`,
+   * whose `_llmType()` is `anthropic`): it gets breakpoints where the prompt stays the same.
+   */
+  readonly cachesAtBreakpoints: boolean;
 }
 
 /** True for a LangChain chat model (duck-typed, so a second copy of @langchain/core is recognized too). */
@@ -112,6 +117,7 @@ export function modelInfo(model: object): ModelInfo {
     flaggedWindow: windows?.flagged,
     maxOutputTokens: outputCountsAgainstWindow(files.family, modelId) ? outputTokensOf(model) : undefined,
     files,
+    cachesAtBreakpoints: type === 'anthropic',
   };
 }
 

@@ -9,7 +9,7 @@ import type { CompressionEngine } from '../../src/engine/engine.js';
 import { InvalidOptionError, type ProviderOverflowError } from '../../src/errors.js';
 import { readCallOptions } from './call-options.js';
 import { type CompressedBaseMessages, compressBaseMessages, inputMessages } from './compress-base-messages.js';
-import { createEngine, type LangChainCompressionOptions } from './create-engine.js';
+import { breakpointsOn, createEngine, type LangChainCompressionOptions } from './create-engine.js';
 import { callWindow, isChatModel, type ModelInfo, modelInfo, reportedInputTokens } from './model-info.js';
 import { callOwn, methodOf, parsedCallOptions, streamsNatively, streamsOwnChunks } from './model-methods.js';
 import { runWithRetry, streamWithRetry } from './overflow-retry.js';
@@ -32,6 +32,8 @@ interface Compression {
   readonly converter: TranscriptConverter;
   /** Compressing copies by the model a binder returned: a model handed out again (per call) is wrapped once. */
   readonly copies: WeakMap<object, BaseChatModel>;
+  /** Whether models that cache only at breakpoints get them (the `cacheBreakpoints` option). */
+  readonly cacheBreakpoints: boolean;
 }
 
 /** The model info of a model a binder made, or its parent's when the new one's window cannot be known. */
@@ -163,11 +165,16 @@ function largestEstimate(sent: readonly (CompressedBaseMessages | undefined)[]):
  * How a compressing model compresses one call's messages: undefined when the call opts out; reported once the
  * provider took the prompt; in the window the call's own beta flags open (Claude's context-1m).
  */
-function compressorFor({ engine, converter }: Compression, info: ModelInfo, boundTools?: readonly unknown[]) {
+function compressorFor(
+  { engine, converter, cacheBreakpoints }: Compression,
+  info: ModelInfo,
+  boundTools?: readonly unknown[],
+) {
   return async (messages: readonly BaseMessage[], options: unknown, retryOf?: ProviderOverflowError) => {
     const callOptions = readCallOptions(options);
     if (callOptions.disable) return undefined;
-    const tools = (options as { tools?: unknown[] } | undefined)?.tools ?? boundTools;
+    const given = options as { tools?: unknown[]; cache_control?: unknown } | undefined;
+    const tools = given?.tools ?? boundTools;
     const model = { ...info, contextWindow: callWindow(info, options) };
     return compressBaseMessages(engine, {
       messages,
@@ -178,6 +185,10 @@ function compressorFor({ engine, converter }: Compression, info: ModelInfo, boun
       converter,
       report: 'later',
       retryOf,
+      breakpoints:
+        cacheBreakpoints && info.cachesAtBreakpoints
+          ? { tools, automatic: given?.cache_control != null, markSystem: true }
+          : undefined,
     });
   };
 }
@@ -294,5 +305,11 @@ export function withContextCompression<T extends BaseChatModel>(
   const engine = createEngine(options);
   const info = modelInfo(model);
   engine.budgetFor(info.modelId, info.contextWindow);
-  return compressingModel(model, { engine, converter: new TranscriptConverter(), copies: new WeakMap() }, info);
+  const compression = {
+    engine,
+    converter: new TranscriptConverter(),
+    copies: new WeakMap(),
+    cacheBreakpoints: breakpointsOn(options),
+  };
+  return compressingModel(model, compression, info);
 }

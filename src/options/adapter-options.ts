@@ -9,11 +9,12 @@ import { flag, group, nonEmptyText, oneOf, text } from './option-fields.js';
 
 const adapterShape = {
   /**
-   * AI SDK adapter: for providers that cache a prompt only up to explicit breakpoints (Anthropic, also through
-   * Vertex), places `providerOptions.anthropic.cacheControl` at the end of the prompt, of the session-state pair and
-   * of the system prompt, within the provider's 4 and beside the caller's own, which are left as they are. Other
-   * providers cache prefixes on their own and are left alone. `false`: no breakpoints from this package.
-   * @default true
+   * For providers that cache a prompt only up to explicit breakpoints (Anthropic: `@ai-sdk/anthropic`, Anthropic
+   * through Vertex, LangChain's `ChatAnthropic`), marks the end of the prompt, the message before a recall pair, the
+   * end of the session-state pair and of the system prompt (AI SDK: `providerOptions.anthropic.cacheControl`;
+   * LangChain: `cache_control` on the message's last content block), within the provider's 4 and beside the caller's
+   * own, which are left as they are. Other providers cache prefixes on their own and are left alone. `false`: no
+   * breakpoints from this package. @default true
    */
   cacheBreakpoints: flag().default(true),
   /**

@@ -60,6 +60,7 @@ describe('modelInfo and reportedInputTokens', () => {
       modelKey: 'tiny:tiny-1',
       contextWindow: 200_000,
       files: files('tiny-1'),
+      cachesAtBreakpoints: false,
     });
     const legacy = Object.assign(new TinyChat(), { modelName: 'legacy' });
     expect(modelInfo(legacy)).toEqual({
@@ -67,12 +68,14 @@ describe('modelInfo and reportedInputTokens', () => {
       modelKey: 'tiny:legacy',
       contextWindow: undefined,
       files: files('legacy'),
+      cachesAtBreakpoints: false,
     });
     expect(modelInfo(new TinyChat(0.5))).toEqual({
       modelId: 'tiny',
       modelKey: 'tiny:tiny',
       contextWindow: undefined,
       files: files('tiny'),
+      cachesAtBreakpoints: false,
     });
     expect(modelInfo(fakeModel())).toMatchObject({ modelId: 'fake-model-builder', contextWindow: undefined });
   });
