@@ -39,7 +39,7 @@ const model = withContextCompression(mock, {
   masking: { keepRecent: 3, clearAtLeast: 500 },
   onCompress: (event) =>
     console.log(
-      `[compression] masked ${event.observationsMasked.count} results, ${event.tokensBefore} -> ${event.tokensAfter} tokens`,
+      `[compression] masked ${event.toolResultsMasked.count} results, ${event.tokensBefore} -> ${event.tokensAfter} tokens`,
     ),
 });
 

@@ -64,8 +64,8 @@ function describe(event: CompressEvent | undefined): string {
   const parts = [];
   if (event.messagesFolded > 0) parts.push(`folded ${event.messagesFolded} messages into the session state`);
   if (event.messagesDropped > 0) parts.push(`dropped ${event.messagesDropped} messages`);
-  if (event.observationsMasked.count > 0) parts.push(`masked ${event.observationsMasked.count} tool results`);
-  if (event.observationsRedacted.count > 0) parts.push(`redacted ${event.observationsRedacted.count} tool results`);
+  if (event.toolResultsMasked.count > 0) parts.push(`masked ${event.toolResultsMasked.count} tool results`);
+  if (event.toolResultsRedacted.count > 0) parts.push(`redacted ${event.toolResultsRedacted.count} tool results`);
   if (event.toolResultsTruncated > 0 && event.trigger === 'oversized-result')
     parts.push('shortened an oversized tool result');
   return `${event.trigger}: ${parts.join(', ')}`;

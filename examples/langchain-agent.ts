@@ -118,9 +118,9 @@ model.respond(
 const onCompress = (event: CompressEvent) => {
   const what = [
     event.messagesFolded > 0 && `${event.messagesFolded} messages folded`,
-    event.observationsMasked.count > 0 && `${event.observationsMasked.count} results masked`,
-    event.observationsRedacted.count > 0 &&
-      `${event.observationsRedacted.count} result redacted (${event.observationsRedacted.tokensFreed} tokens)`,
+    event.toolResultsMasked.count > 0 && `${event.toolResultsMasked.count} results masked`,
+    event.toolResultsRedacted.count > 0 &&
+      `${event.toolResultsRedacted.count} result redacted (${event.toolResultsRedacted.tokensFreed} tokens)`,
   ].filter(Boolean);
   const tokens =
     event.tokensBefore === event.tokensAfter

@@ -9,7 +9,6 @@ export { tiktokenCounter } from './counting/tiktoken-counter.js';
 export { approximateCounter, type TokenCounter } from './counting/token-counter.js';
 export type { Embedder } from './embeddings/embedder.js';
 export { transformersEmbedder } from './embeddings/transformers-embedder.js';
-export type { CompressionMetadata } from './engine/call-metadata.js';
 export {
   BrokenPromiseError,
   ContextCompressionError,
@@ -31,8 +30,9 @@ export {
 export { lookupContextWindow } from './options/context-windows.js';
 export { eraseStoredState } from './persistence/erase.js';
 export { memoryStateStore, type StateStore } from './persistence/state-store.js';
+export type { CompressionReport } from './reports/compression-report.js';
 export type { CompressionDecision, TriggerName } from './reports/decisions.js';
-export type { CallReport, CompressEvent, CompressionErrorEvent } from './reports/events.js';
+export type { CompressEvent, CompressionChange, CompressionErrorEvent } from './reports/events.js';
 export type { SessionState } from './session-state/session-state.js';
 export { DEFAULT_REDACTION_TOOL_NAME } from './strategies/redaction.js';
 export { DEFAULT_RETRIEVAL_TOOL_NAME } from './strategies/retrieval-tool.js';

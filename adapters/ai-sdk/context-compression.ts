@@ -3,12 +3,13 @@ import type {
   LanguageModelV4CallOptions,
   LanguageModelV4Middleware,
   LanguageModelV4StreamPart,
+  LanguageModelV4Usage,
   SharedV4ProviderMetadata,
 } from '@ai-sdk/provider';
 import type { EmbeddingModel, LanguageModel } from 'ai';
 import { providerFamily } from '../../src/counting/provider-family.js';
 import { type Embedder, isEmbedder } from '../../src/embeddings/embedder.js';
-import { callMetadata, METADATA_KEY } from '../../src/engine/call-metadata.js';
+import { callMetadata, METADATA_KEY, withProviderUsage } from '../../src/engine/call-metadata.js';
 import { createCompressionEngine } from '../../src/engine/create-engine.js';
 import type { CompressionEngine } from '../../src/engine/engine.js';
 import type { ProviderOverflowError } from '../../src/errors.js';
@@ -18,6 +19,7 @@ import { type CompressionOptions, readOptions } from '../../src/options/options.
 import type { SummarizeFunction, Summarizer } from '../../src/summarizers/summarizer.js';
 import { cachesAtBreakpoints, withCacheBreakpoints } from './cache-breakpoints.js';
 import { readCallOptions } from './call-options.js';
+import { providerUsageOf } from './compression-report.js';
 import { fromTranscript } from './from-transcript.js';
 import { isEmbeddingModel, modelEmbedder } from './model-embedder.js';
 import { modelSummarizer } from './model-summarizer.js';
@@ -141,7 +143,7 @@ export function middlewareFor(
       recordUsage(answered, result.usage?.inputTokens?.total);
       const sent = sentCalls.get(answered);
       new ToolCallPrompts(sent?.original ?? answered).remember(result.content);
-      return sent ? { ...result, providerMetadata: withReport(result.providerMetadata, sent) } : result;
+      return sent ? { ...result, providerMetadata: withReport(result.providerMetadata, sent, result.usage) } : result;
     },
     async wrapStream(options) {
       const { result, answered } = await streamWithRetry(retries, options);
@@ -155,7 +157,9 @@ export function middlewareFor(
             if (part.type !== 'finish') return controller.enqueue(part);
             recordUsage(answered, part.usage?.inputTokens?.total);
             const sent = sentCalls.get(answered);
-            controller.enqueue(sent ? { ...part, providerMetadata: withReport(part.providerMetadata, sent) } : part);
+            controller.enqueue(
+              sent ? { ...part, providerMetadata: withReport(part.providerMetadata, sent, part.usage) } : part,
+            );
           },
         }),
       );
@@ -166,9 +170,17 @@ export function middlewareFor(
 
 const modelKeyOf = (model: { provider: string; modelId: string }) => `${model.provider}:${model.modelId}`;
 
-/** The provider's metadata with this call's report under `context-compression` (see `CompressionMetadata`). */
-function withReport(metadata: SharedV4ProviderMetadata | undefined, sent: SentCall): SharedV4ProviderMetadata {
-  return { ...metadata, [METADATA_KEY]: callMetadata(sent.output.report) };
+/**
+ * The provider's metadata with this call's report under `context-compression` (see `CompressionReport`), and what
+ * the provider's usage said of the call.
+ */
+function withReport(
+  metadata: SharedV4ProviderMetadata | undefined,
+  sent: SentCall,
+  usage: LanguageModelV4Usage | undefined,
+): SharedV4ProviderMetadata {
+  const report = withProviderUsage(callMetadata(sent.output.report), providerUsageOf(usage));
+  return { ...metadata, [METADATA_KEY]: report as unknown as SharedV4ProviderMetadata[string] };
 }
 
 /** The prompt with cache breakpoints for providers that cache at them, or undefined for the others. */

@@ -5,6 +5,7 @@
  */
 export * from '../../src/adapter-exports.js';
 export { CALL_OPTIONS_KEY, type ContextCompressionCallOptions } from './call-options.js';
+export { compressionReport } from './compression-report.js';
 export { type ContextCompressionOptions, contextCompression } from './context-compression.js';
 export { type ExplainCompressionOptions, explainCompression } from './explain-compression.js';
 export { type ModelEmbedderOptions, modelEmbedder } from './model-embedder.js';

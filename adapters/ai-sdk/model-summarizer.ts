@@ -50,7 +50,7 @@ export function modelSummarizer(
     name: `model:${modelName}`,
     contextWindow: contextWindow ?? lookupContextWindow(modelName),
     fixedPrompt: fixedSummarizerPrompt(instructions, prompt),
-    async summarize({ messages, previous, abortSignal }) {
+    async summarize({ messages, previous, abortSignal, reportUsage }) {
       const result = await generateText({
         model,
         instructions,
@@ -60,6 +60,13 @@ export function modelSummarizer(
         maxRetries,
         temperature: 0,
         providerOptions: { [CALL_OPTIONS_KEY]: { disable: true } },
+      });
+      reportUsage?.({
+        inputTokens: result.usage.inputTokens,
+        cachedInputTokens: result.usage.inputTokenDetails?.cacheReadTokens,
+        cacheWriteTokens: result.usage.inputTokenDetails?.cacheWriteTokens,
+        outputTokens: result.usage.outputTokens,
+        model: result.response?.modelId ?? modelName,
       });
       return result.output;
     },

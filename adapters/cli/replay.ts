@@ -117,8 +117,8 @@ export async function replayConversation(
       sentCachedTokens: commonPrefixTokens(previousSent, sent),
       folded: event?.messagesFolded ?? 0,
       dropped: event?.messagesDropped ?? 0,
-      masked: event?.observationsMasked.count ?? 0,
-      redacted: event?.observationsRedacted.count ?? 0,
+      masked: event?.toolResultsMasked.count ?? 0,
+      redacted: event?.toolResultsRedacted.count ?? 0,
       recalledChunks: event?.recalled.chunks ?? 0,
       actions: describe(event),
       reasons: event?.decisions.map((decision) => decision.details) ?? [],
@@ -188,8 +188,8 @@ function describe(event: Awaited<ReturnType<CompressionEngine['compress']>>['eve
   const parts: string[] = [];
   if (event.messagesFolded > 0) parts.push(`folded ${event.messagesFolded} messages`);
   if (event.messagesDropped > 0) parts.push(`dropped ${event.messagesDropped} messages`);
-  if (event.observationsMasked.count > 0) parts.push(`masked ${event.observationsMasked.count} tool results`);
-  if (event.observationsRedacted.count > 0) parts.push(`redacted ${event.observationsRedacted.count} tool results`);
+  if (event.toolResultsMasked.count > 0) parts.push(`masked ${event.toolResultsMasked.count} tool results`);
+  if (event.toolResultsRedacted.count > 0) parts.push(`redacted ${event.toolResultsRedacted.count} tool results`);
   if (event.toolResultsTruncated > 0) parts.push(`shortened ${event.toolResultsTruncated} tool results`);
   if (event.recalled.chunks > 0) parts.push(`recalled ${event.recalled.chunks} pieces`);
   return parts.length > 0 ? `${event.trigger}: ${parts.join(', ')}` : '';

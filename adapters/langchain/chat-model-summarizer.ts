@@ -1,7 +1,8 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { lookupContextWindow } from '../../src/options/context-windows.js';
 import { DEFAULT_SUMMARIZER_INSTRUCTIONS, DEFAULT_SUMMARIZER_PROMPT } from '../../src/options/prompts.js';
+import type { SummarizerUsage } from '../../src/reports/summarizer-usage.js';
 import {
   type SessionState,
   SessionStateSchema,
@@ -10,7 +11,7 @@ import {
 import { fixedSummarizerPrompt, renderSummarizerPrompt } from '../../src/summarizers/render-transcript.js';
 import type { Summarizer } from '../../src/summarizers/summarizer.js';
 import { CALL_OPTIONS_KEY } from './call-options.js';
-import { modelInfo } from './model-info.js';
+import { modelInfo, reportedInputTokens } from './model-info.js';
 
 /** Options of a summarizer backed by a LangChain chat model. */
 export interface ChatModelSummarizerOptions {
@@ -44,19 +45,43 @@ export function chatModelSummarizer(
       'context-compression: chatModelSummarizer needs a LangChain chat model with withStructuredOutput',
     );
   // every field required in what the model is asked for; read leniently below (a model may leave the quotes out)
-  const structured = model.withStructuredOutput(summarizerOutputJsonSchema(), { name: 'session_state' });
+  // with the raw answer, whose usage_metadata the report gives
+  const structured = model.withStructuredOutput(summarizerOutputJsonSchema(), {
+    name: 'session_state',
+    includeRaw: true,
+  });
   const info = modelInfo(model);
   return {
     name: `model:${info.modelId}`,
     contextWindow: contextWindow ?? info.contextWindow ?? lookupContextWindow(info.modelId),
     fixedPrompt: fixedSummarizerPrompt(instructions, prompt),
-    async summarize({ messages, previous, abortSignal }) {
+    async summarize({ messages, previous, abortSignal, reportUsage }) {
       const text = renderSummarizerPrompt(prompt, { messages, previous });
       const output = await structured.invoke([new SystemMessage(instructions), new HumanMessage(text)], {
         signal: abortSignal,
         configurable: { [CALL_OPTIONS_KEY]: { disable: true } },
       });
-      return SessionStateSchema.parse(output) as SessionState;
+      // a model of a test or a wrapper may answer with the parsed output alone
+      const answer = output as { raw?: BaseMessage; parsed?: unknown };
+      const withRaw = typeof answer === 'object' && answer !== null && 'parsed' in answer && 'raw' in answer;
+      if (withRaw) reportUsage?.(usageOf(answer.raw, info.modelId));
+      return SessionStateSchema.parse(withRaw ? answer.parsed : output) as SessionState;
     },
+  };
+}
+
+/** What a summarizer call's answer reported of its tokens (`usage_metadata`), and the model that answered. */
+function usageOf(raw: BaseMessage | undefined, modelId: string): SummarizerUsage {
+  const usage = (raw as { usage_metadata?: { output_tokens?: number; input_token_details?: Record<string, number> } })
+    ?.usage_metadata;
+  const model = (raw?.response_metadata as { model_name?: unknown; model?: unknown } | undefined) ?? {};
+  const name =
+    typeof model.model_name === 'string' ? model.model_name : typeof model.model === 'string' ? model.model : modelId;
+  return {
+    inputTokens: reportedInputTokens(raw),
+    cachedInputTokens: usage?.input_token_details?.cache_read,
+    cacheWriteTokens: usage?.input_token_details?.cache_creation,
+    outputTokens: usage?.output_tokens,
+    model: name,
   };
 }

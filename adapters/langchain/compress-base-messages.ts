@@ -1,6 +1,6 @@
 import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
 import { type BaseMessage, type BaseMessageLike, coerceMessageLikeToMessage } from '@langchain/core/messages';
-import { type CompressionMetadata, callMetadata } from '../../src/engine/call-metadata.js';
+import { type CompressionReport, callMetadata } from '../../src/engine/call-metadata.js';
 import type { CompressionEngine } from '../../src/engine/engine.js';
 import { InvalidOptionError, type ProviderOverflowError } from '../../src/errors.js';
 import { type BreakpointContext, withCacheBreakpoints } from './cache-breakpoints.js';
@@ -47,7 +47,7 @@ export interface CompressedBaseMessages {
   readonly messages: BaseMessage[];
   readonly estimatedTokens: number;
   /** What the call did, for the answer's `response_metadata` and the custom callback event. */
-  readonly metadata: CompressionMetadata;
+  readonly metadata: CompressionReport;
   /** Tells `onCall` of the call, for one compressed with `report: 'later'`; at most once, however often called. */
   readonly settled: () => void;
 }

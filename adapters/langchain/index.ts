@@ -6,6 +6,7 @@ export * from '../../src/adapter-exports.js';
 export { CALL_OPTIONS_KEY, type ContextCompressionCallOptions } from './call-options.js';
 export { type ChatModelSummarizerOptions, chatModelSummarizer } from './chat-model-summarizer.js';
 export { type CompressMessagesOptions, compressMessages } from './compress-messages.js';
+export { compressionReport } from './compression-report.js';
 export type { LangChainCompressionOptions as ContextCompressionOptions } from './create-engine.js';
 export { type ExplainCompressionOptions, explainCompression } from './explain-compression.js';
 export { type ContextCompressionMiddlewareOptions, contextCompressionMiddleware } from './middleware.js';

@@ -4,7 +4,8 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { BaseMessage } from '@langchain/core/messages';
 import type { ChatGenerationChunk, ChatResult } from '@langchain/core/outputs';
 import { AsyncLocalStorageProviderSingleton } from '@langchain/core/singletons';
-import { type CompressionMetadata, METADATA_KEY } from '../../src/engine/call-metadata.js';
+import { type CompressionReport, METADATA_KEY, withProviderUsage } from '../../src/engine/call-metadata.js';
+import { providerUsageOf } from './compression-report.js';
 
 /**
  * Name of the custom callback event each compressed model call dispatches with its report (`handleCustomEvent`
@@ -18,24 +19,28 @@ const REPORTS = Symbol.for('context-compression.reports');
 /** Call options carrying the report of each prompt of a call, for the model's run to dispatch and attach. */
 export function withReports<O extends object>(
   options: O | undefined,
-  reports: readonly (CompressionMetadata | undefined)[],
+  reports: readonly (CompressionReport | undefined)[],
 ): O {
   return { ...(options as O), [REPORTS]: reports };
 }
 
 /** The report the options carry for the prompt a model run was given (its `promptIndex` in a batch). */
-export function reportOf(options: unknown): CompressionMetadata | undefined {
-  const reports = (options as { [REPORTS]?: readonly (CompressionMetadata | undefined)[] } | undefined)?.[REPORTS];
+export function reportOf(options: unknown): CompressionReport | undefined {
+  const reports = (options as { [REPORTS]?: readonly (CompressionReport | undefined)[] } | undefined)?.[REPORTS];
   const index = (options as { promptIndex?: number } | undefined)?.promptIndex ?? 0;
   return reports?.[index];
 }
 
-/** Puts a call's report in an answer's `response_metadata['context-compression']`. */
-export function attachReport(message: BaseMessage | undefined, report: CompressionMetadata | undefined): void {
+/**
+ * Puts a call's report in an answer's `response_metadata['context-compression']`, with what the answer's
+ * `usage_metadata` says of the call (a streamed answer's usage comes with its last chunk: `compressionReport` reads it
+ * from the message the chunks add up to).
+ */
+export function attachReport(message: BaseMessage | undefined, report: CompressionReport | undefined): void {
   if (!report || typeof message !== 'object' || message === null || !('response_metadata' in message)) return;
   const metadata: Record<string, unknown> = message.response_metadata ?? {};
   if (metadata[METADATA_KEY] === report) return;
-  message.response_metadata = { ...metadata, [METADATA_KEY]: report };
+  message.response_metadata = { ...metadata, [METADATA_KEY]: withProviderUsage(report, providerUsageOf(message)) };
 }
 
 /** The runs whose handlers were told already: a model whose `_generate` streams runs both methods in one run. */
@@ -44,7 +49,7 @@ const told = new WeakSet<CallbackManagerForLLMRun>();
 /** Tells the run's callback handlers of a call's report, as a custom event of the model's own run; once a run. */
 export async function dispatchReport(
   runManager: CallbackManagerForLLMRun | undefined,
-  report: CompressionMetadata | undefined,
+  report: CompressionReport | undefined,
 ): Promise<void> {
   if (!report || !runManager || told.has(runManager)) return;
   told.add(runManager);
@@ -56,7 +61,7 @@ export async function dispatchReport(
  * run; nothing when the call is made outside any run. The run is the one LangChain keeps for the code it runs
  * (where `AsyncLocalStorage` is available).
  */
-export async function dispatchReportInRun(report: CompressionMetadata): Promise<void> {
+export async function dispatchReportInRun(report: CompressionReport): Promise<void> {
   const config: unknown = AsyncLocalStorageProviderSingleton.getRunnableConfig();
   if (!config) return;
   await dispatchCustomEvent(CUSTOM_EVENT_NAME, report, config);

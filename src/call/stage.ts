@@ -1,5 +1,6 @@
 import type { BrokenPromise, SummarizerError } from '../errors.js';
 import type { CompressionDecision } from '../reports/decisions.js';
+import { addSummarizerUsage, type SummarizerUsage } from '../reports/summarizer-usage.js';
 import type { CompressionPoint } from './compression-point.js';
 import type { Projection } from './projection.js';
 
@@ -29,6 +30,8 @@ export interface StageReport {
   readonly summarizerMs: number;
   /** Summarizer calls made (a fold larger than the summarizer's window takes several). */
   readonly summarizerCalls: number;
+  /** What the summarizer reported of those calls' tokens, summed. */
+  readonly summarizerUsage: SummarizerUsage | undefined;
   readonly failure: SummarizerError | undefined;
   /** Salience quotes a summarizer returned that were not verbatim in the folded messages, dropped. */
   readonly quotesRejected: number;
@@ -57,6 +60,7 @@ export const EMPTY_STAGE_REPORT: StageReport = Object.freeze({
   budgetFolds: 0,
   summarizerMs: 0,
   summarizerCalls: 0,
+  summarizerUsage: undefined,
   failure: undefined,
   quotesRejected: 0,
   restored: false,
@@ -115,6 +119,8 @@ export interface StagePlan {
   readonly summarizerMs?: number;
   /** The summarizer calls made, counted whether the plan is kept or not. */
   readonly summarizerCalls?: number;
+  /** What the summarizer reported of those calls' tokens, counted whether the plan is kept or not. */
+  readonly summarizerUsage?: SummarizerUsage | undefined;
 }
 
 /**
@@ -204,6 +210,7 @@ export function addToReport(report: StageReport, part: Partial<StageReport>): St
     budgetFolds: report.budgetFolds + (part.budgetFolds ?? 0),
     summarizerMs: report.summarizerMs + (part.summarizerMs ?? 0),
     summarizerCalls: report.summarizerCalls + (part.summarizerCalls ?? 0),
+    summarizerUsage: addSummarizerUsage(report.summarizerUsage, part.summarizerUsage),
     failure: part.failure ?? report.failure,
     quotesRejected: report.quotesRejected + (part.quotesRejected ?? 0),
     restored: report.restored || part.restored === true,

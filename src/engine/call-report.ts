@@ -4,12 +4,12 @@ import { announces } from '../call/stage.js';
 import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import { commonPrefixTokens, PrefixTracker } from '../counting/prefix-tracker.js';
 import { HardLimitError, type ProviderOverflowError } from '../errors.js';
-import type { CompressionOptions } from '../options/options.js';
 import type { CompressionDecision } from '../reports/decisions.js';
 import type { CallReport, CompressEvent } from '../reports/events.js';
 import { compressEvent } from './compress-event.js';
 import type { Decided } from './decide.js';
 import { type EditReport, reportEdits } from './report-edits.js';
+import type { Listeners } from './safe-listeners.js';
 
 /** What a call's view changed beside its plans, and whether the call tells `onCompress` of its changes. */
 export interface CallEdits {
@@ -26,7 +26,7 @@ export class CallReporter {
   private readonly truncatedShown = new LRUCache<string, ReadonlySet<string>>({ max: 1_000 });
 
   constructor(
-    private readonly options: Pick<CompressionOptions, 'onCompress' | 'onCall' | 'onError'>,
+    private readonly options: Partial<Listeners>,
     private readonly meter: MessageMeter,
     /** Whether the caller listens to every call (`onCall`): the report is made only then. */
     private readonly reportCalls = false,
@@ -109,6 +109,7 @@ export class CallReporter {
       truncated: edits.truncated,
       summarizerMs: decided.summarizerMs,
       summarizerCalls: decided.summarizerCalls,
+      summarizerUsage: decided.summarizerUsage,
       quotesRejected: decided.quotesRejected,
       reusedState,
       recalled: decided.recalled,

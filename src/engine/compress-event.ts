@@ -1,6 +1,7 @@
 import type { BudgetLimits } from '../options/budget.js';
 import type { CompressionDecision } from '../reports/decisions.js';
 import type { CompressEvent } from '../reports/events.js';
+import type { SummarizerUsage } from '../reports/summarizer-usage.js';
 
 /** What one call changed, as the engine tallies it while it applies the plans. */
 export interface CallOutcome {
@@ -12,6 +13,7 @@ export interface CallOutcome {
   readonly truncated: { readonly count: number; readonly tokensFreed: number };
   readonly summarizerMs: number;
   readonly summarizerCalls: number;
+  readonly summarizerUsage: SummarizerUsage | undefined;
   readonly quotesRejected: number;
   readonly reusedState: boolean;
   readonly recalled: {
@@ -44,11 +46,12 @@ export function compressEvent(
     messagesFolded: outcome.messagesFolded,
     messagesDropped: outcome.messagesDropped,
     // objects of the event's own: the outcome's may be shared (the report of a call before any stage ran)
-    observationsMasked: { count: outcome.masked.count, tokensFreed: outcome.masked.tokensFreed },
-    observationsRedacted: { count: outcome.redacted.count, tokensFreed: outcome.redacted.tokensFreed },
+    toolResultsMasked: { count: outcome.masked.count, tokensFreed: outcome.masked.tokensFreed },
+    toolResultsRedacted: { count: outcome.redacted.count, tokensFreed: outcome.redacted.tokensFreed },
     toolResultsTruncated: outcome.truncated.count,
     summarizerMs: outcome.summarizerMs,
     summarizerCalls: outcome.summarizerCalls,
+    ...(outcome.summarizerUsage && { summarizerUsage: outcome.summarizerUsage }),
     quotesRejected: outcome.quotesRejected,
     recalled: {
       chunks: outcome.recalled.chunks,

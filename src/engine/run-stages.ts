@@ -121,11 +121,12 @@ function settled<Call>(
     };
   }
   const chosen = stops.findLast((stop) => settles(stop.context)) ?? first;
-  const { summarizerMs, summarizerCalls, failure, broken } = end.report;
+  const { summarizerMs, summarizerCalls, summarizerUsage, failure, broken } = end.report;
   const report = {
     ...chosen.context.report,
     summarizerMs,
     summarizerCalls,
+    summarizerUsage,
     failure,
     broken: [...broken, measure.unsettled?.(first.context, end)].filter((each) => each !== undefined),
   };
@@ -151,6 +152,7 @@ function applyPlan<Call>(
   const spent = addToReport(context.report, {
     summarizerMs: plan.summarizerMs ?? 0,
     summarizerCalls: plan.summarizerCalls ?? 0,
+    summarizerUsage: plan.summarizerUsage,
   });
   if (plan.point === context.point) return { ...context, report: addToReport(spent, plan.report ?? {}) };
   const projection = plan.projection ?? measure.project(plan.point);

@@ -1,6 +1,8 @@
 import { ListenerError } from '../errors.js';
 import type { CompressionOptions } from '../options/options.js';
+import type { CompressionReport } from '../reports/compression-report.js';
 import type { CallReport, CompressEvent, CompressionErrorEvent } from '../reports/events.js';
+import { callMetadata } from './call-metadata.js';
 
 /** The caller's listeners as the engine calls them. */
 export interface Listeners {
@@ -39,12 +41,12 @@ export function safeListeners(options: Pick<CompressionOptions, 'onCompress' | '
       }
     };
   const onCompress = guarded<CompressEvent>('onCompress', options.onCompress);
-  const onCall = guarded<CallReport>('onCall', options.onCall);
+  const onCall = guarded<CompressionReport>('onCall', options.onCall);
   // each listener gets an event of its own: the call's event is also in its output, and a listener may change its copy
   return {
     onError,
     onCompress: (event) => options.onCompress && onCompress(structuredClone(event)),
-    // a report is made per call (its lazy figures are getters, kept as they are); only its event is shared
-    onCall: (report) => onCall(report.event ? { ...report, event: structuredClone(report.event) } : report),
+    // the report every adapter shows, made per listener call (its lazy figures are getters; its change is a copy)
+    onCall: (report) => options.onCall && onCall(callMetadata(report)),
   };
 }

@@ -17,6 +17,7 @@ import {
 } from '../persistence/fold-lease.js';
 import type { StateStore } from '../persistence/state-store.js';
 import type { SummarizerRetries } from '../persistence/summarizer-retries.js';
+import type { SummarizerUsage } from '../reports/summarizer-usage.js';
 import { fitState } from '../session-state/fit-state.js';
 import { nextToolCalls, withoutEngineFields } from '../session-state/folded-calls.js';
 import { mergeSimilarQuotes, verifySalience } from '../session-state/salience.js';
@@ -38,6 +39,8 @@ export type FoldResult =
       readonly summarizerMs: number;
       /** Summarizer calls the fold took (several for a span larger than the summarizer's window; 0 when shared). */
       readonly summarizerCalls: number;
+      /** What the summarizer reported of those calls' tokens, when it did. */
+      readonly summarizerUsage?: SummarizerUsage | undefined;
       /** Salience quotes of the new state that were not verbatim in the folded messages, dropped. */
       readonly quotesRejected: number;
       readonly failure?: undefined;
@@ -63,6 +66,8 @@ interface Folded {
   readonly rejected: number;
   /** Summarizer calls made here: 0 for a state another instance made. */
   readonly calls: number;
+  /** What the summarizer reported of those calls' tokens (none for a state another instance made). */
+  readonly usage?: SummarizerUsage | undefined;
 }
 
 /** What a fold runner works with besides its summarizer. */
@@ -99,6 +104,8 @@ export interface FoldRunnerParts {
 export class FoldRunner {
   /** Folds running or recently finished, by what determines them; a failed one is forgotten at once. */
   private readonly folds = new LRUCache<string, Promise<Folded>>({ max: REMEMBERED_FOLDS });
+  /** Folds a call has reported the summarizer calls of. */
+  private readonly claimed = new WeakSet<Folded>();
   /** Conversations whose summarizer failed, with the message count from which it is tried again. */
   private readonly failures = new LRUCache<string, number>({ max: 1_000 });
   /** Milliseconds each summarizer call may take. */
@@ -172,9 +179,6 @@ export class FoldRunner {
       facts.redactionToolName,
     ].join('\u0000');
     let pending = this.folds.get(key);
-    // the summarizer calls are the call's that started the fold: one that finds it made (ahead of time, or by a
-    // concurrent call) made none
-    const made = !pending;
     if (!pending) {
       pending = this.parts.lease
         ? this.foldOnce(this.parts.lease, facts, point, plan, key, signal)
@@ -183,13 +187,19 @@ export class FoldRunner {
       pending.catch(() => this.folds.delete(key));
     }
     try {
-      const { state, rejected, calls } = await pending;
+      const folded = await pending;
+      const { state, rejected } = folded;
+      // the summarizer calls are reported by the first call that uses the fold: the one that made it, or the first
+      // after a summary made ahead of time (never the background run itself); one that finds it used made none
+      const claims = !ahead && !this.claimed.has(folded);
+      if (claims) this.claimed.add(folded);
       this.failures.delete(facts.conversationKey);
       const fitted = fitState(state, facts.limits.maxStateTokens, this.parts.meter, this.parts.acknowledgement);
       return {
         point: applyFold(point, plan.cut, fitted),
         summarizerMs: performance.now() - started,
-        summarizerCalls: made ? calls : 0,
+        summarizerCalls: claims ? folded.calls : 0,
+        summarizerUsage: claims ? folded.usage : undefined,
         quotesRejected: rejected,
       };
     } catch (error) {
@@ -288,7 +298,11 @@ export class FoldRunner {
     const started = performance.now();
     const folded = messagesToFold(facts, point, plan.cut, this.parts.meter);
     // the timeline and the folded calls are the engine's: summarizers neither see nor write them
-    const { state: summarized, calls } = await summarizeInChunks(this.summarizer, {
+    const {
+      state: summarized,
+      calls,
+      usage,
+    } = await summarizeInChunks(this.summarizer, {
       messages: folded,
       // copied by runSummarizer: a summarizer may build its answer in `previous`
       previous: point.state && withoutEngineFields(point.state),
@@ -311,7 +325,7 @@ export class FoldRunner {
     // with the retrieval tool in the call, the folded calls are listed by id: the model can ask for their results
     const toolCalls = nextToolCalls(point.state?.toolCalls, folded, facts);
     // fitted to each call's cap when it is used (see `run`): a cap that moved with the calibration since reuses it
-    return { state: { ...merged, timeline, ...(toolCalls ? { toolCalls } : {}) }, rejected, calls };
+    return { state: { ...merged, timeline, ...(toolCalls ? { toolCalls } : {}) }, rejected, calls, usage };
   }
 }
 

@@ -1,6 +1,7 @@
 import type { CompressionPoint } from '../call/compression-point.js';
 import type { StageContext, StagePlan } from '../call/stage.js';
 import type { CompressionDecision } from '../reports/decisions.js';
+import { addSummarizerUsage } from '../reports/summarizer-usage.js';
 import { EMPTY_SESSION_STATE } from '../session-state/session-state.js';
 import type { DecideStage, StageCall } from '../stages/decide-call.js';
 import { backOff, type Effects, findAhead, summarize, summarizeAhead, waits } from '../stages/effects.js';
@@ -126,12 +127,13 @@ async function* foldWhenSummarized(
  */
 function withSpent(plan: StagePlan | undefined, spent: StagePlan | undefined): StagePlan | undefined {
   if (!spent) return plan;
-  const { summarizerMs = 0, summarizerCalls = 0 } = spent;
+  const { summarizerMs = 0, summarizerCalls = 0, summarizerUsage } = spent;
   if (!plan) return spent;
   return {
     ...plan,
     summarizerMs: (plan.summarizerMs ?? 0) + summarizerMs,
     summarizerCalls: (plan.summarizerCalls ?? 0) + summarizerCalls,
+    summarizerUsage: addSummarizerUsage(plan.summarizerUsage, summarizerUsage),
   };
 }
 
@@ -239,13 +241,19 @@ async function* fold(
   const total = services.total(projection, result.point);
   if (total >= context.tokens && (!forced || total > facts.limits.hardLimit)) {
     if (backsOff && !forced) yield* backOff();
-    return { point: context.point, summarizerMs: result.summarizerMs, summarizerCalls: result.summarizerCalls };
+    return {
+      point: context.point,
+      summarizerMs: result.summarizerMs,
+      summarizerCalls: result.summarizerCalls,
+      summarizerUsage: result.summarizerUsage,
+    };
   }
   return {
     point: result.point,
     projection,
     summarizerMs: result.summarizerMs,
     summarizerCalls: result.summarizerCalls,
+    summarizerUsage: result.summarizerUsage,
     report: {
       messagesFolded: plan.cut - context.point.coveredCount,
       ...(forBudget && { budgetFolds: 1 }),

@@ -4,7 +4,8 @@ import { DEFAULT_EMBEDDER_TIMEOUT_MS, type Embedder, isEmbedder } from '../embed
 import { DEFAULT_FOLD_LEASE_WAIT_MS } from '../persistence/fold-lease.js';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../persistence/guarded-store.js';
 import type { StateStore } from '../persistence/state-store.js';
-import type { CallReport, CompressEvent, CompressionErrorEvent } from '../reports/events.js';
+import type { CompressionReport } from '../reports/compression-report.js';
+import type { CompressEvent, CompressionErrorEvent } from '../reports/events.js';
 import { INTENT_ORDER } from '../signals/intent.js';
 import type { Intent } from '../signals/step-signals.js';
 import { DEFAULT_INTENT_TRANSITIONS } from '../signals/transcript-signals.js';
@@ -368,9 +369,10 @@ const compressionOptionsShape = {
   onCompress: callback<(event: CompressEvent) => void>().optional(),
   /**
    * Called by every call, with what it sent: the history's and the prompt's tokens, the cache-stable prefix, whether
-   * the session state is in the prompt, and this call's changes if it made any (a page that shows every request).
+   * the session state is in the prompt, and this call's `change` if it made any (a page that shows every request).
+   * The report has the shape the adapters put in the answer's metadata, told once the provider took the prompt.
    */
-  onCall: callback<(report: CallReport) => void>().optional(),
+  onCall: callback<(report: CompressionReport) => void>().optional(),
   /** Called when something failed and the engine fell back; the user's call still goes on. */
   onError: callback<(event: CompressionErrorEvent) => void>().optional(),
   /**

@@ -1,13 +1,14 @@
 import type { ContextCompressionError, ProviderOverflowError } from '../errors.js';
 import type { CompressionDecision, TriggerName } from './decisions.js';
+import type { SummarizerUsage } from './summarizer-usage.js';
 
 /**
- * Reported by a call that changed what the model sees: it folded or dropped messages, or shortened a tool result
- * that the previous call did not. Calls that only reuse an earlier compression stay silent.
+ * What a call changed in what the model sees: it folded or dropped messages, or shortened a tool result that the
+ * previous call did not. The same fields in `onCompress`'s event and in every report's `change`.
  */
-export interface CompressEvent {
+export type CompressionChange = {
+  /** What set the compression off (`budget`, `semantic`, `staleness`, `recall`, ...). */
   readonly trigger: TriggerName;
-  readonly decisions: readonly CompressionDecision[];
   /** Estimated prompt tokens before and after, calibrated to the provider's count. */
   readonly tokensBefore: number;
   readonly tokensAfter: number;
@@ -16,9 +17,9 @@ export interface CompressEvent {
   /** Messages dropped without a summary (summarizer failure over the hard limit). */
   readonly messagesDropped: number;
   /** Tool results this call newly masked (observation masking), and the tokens that freed. */
-  readonly observationsMasked: { readonly count: number; readonly tokensFreed: number };
+  readonly toolResultsMasked: { readonly count: number; readonly tokensFreed: number };
   /** Tool results this call newly replaced on the model's request (the redaction tool), and the tokens freed. */
-  readonly observationsRedacted: { readonly count: number; readonly tokensFreed: number };
+  readonly toolResultsRedacted: { readonly count: number; readonly tokensFreed: number };
   /** Tool results this call newly shortened (by relevance, every block kept or named) because each alone was too large (earlier calls' cuts are not counted again). */
   readonly toolResultsTruncated: number;
   /**
@@ -41,10 +42,23 @@ export interface CompressEvent {
    * `summarizerContextWindow`); 0 when none ran or the state came from another instance.
    */
   readonly summarizerCalls: number;
+  /**
+   * What a model summarizer's provider reported of those calls (tokens in, of them read from its cache, out; its
+   * model), when it reported any: a fold made ahead of time is reported by the call that uses it.
+   */
+  readonly summarizerUsage?: SummarizerUsage;
   /** Whether a stored state was reused instead of summarizing again. */
   readonly reusedState: boolean;
   /** Prompt tokens at the start of this call's prompt that are byte-identical to the previous call's. */
   readonly cacheablePrefixTokens: number;
+};
+
+/**
+ * Reported by a call that changed what the model sees (`onCompress`): the change, with the decisions behind it. Calls
+ * that only reuse an earlier compression stay silent.
+ */
+export interface CompressEvent extends CompressionChange {
+  readonly decisions: readonly CompressionDecision[];
 }
 
 /** Reported when something failed but the call went on (a summarizer error, the hard limit not reached). */

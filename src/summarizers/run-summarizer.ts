@@ -1,5 +1,6 @@
 import { withTimeout } from '../counting/with-timeout.js';
 import { SummarizerError } from '../errors.js';
+import type { SummarizerUsage } from '../reports/summarizer-usage.js';
 import { type SessionState, SessionStateSchema } from '../session-state/session-state.js';
 import { copyMessages } from '../transcript/copy-messages.js';
 import type { Message } from '../transcript/transcript.js';
@@ -18,12 +19,15 @@ export async function runSummarizer(
     previous,
     timeoutMs,
     signal,
+    onUsage,
   }: {
     messages: readonly Message[];
     previous: SessionState | undefined;
     timeoutMs: number;
     /** Aborts the call from outside (a summary made ahead of time, when the engine is closed). */
     signal?: AbortSignal | undefined;
+    /** Told of what the summarizer reported of its call's tokens. */
+    onUsage?: ((usage: SummarizerUsage) => void) | undefined;
   },
 ): Promise<SessionState> {
   const controller = new AbortController();
@@ -34,6 +38,7 @@ export async function runSummarizer(
         messages: copyMessages(messages),
         previous: previous && structuredClone(previous),
         abortSignal: controller.signal,
+        reportUsage: (usage) => onUsage?.(usage),
       }),
     );
     const output = await withTimeout(cancelled ? Promise.race([called, cancelled.promise]) : called, timeoutMs, () => {

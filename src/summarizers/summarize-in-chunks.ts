@@ -1,5 +1,6 @@
 import type { MessageMeter } from '../counting/message-meter.js';
 import { type ProviderOverflowError, SummarizerError } from '../errors.js';
+import { addSummarizerUsage, type SummarizerUsage } from '../reports/summarizer-usage.js';
 import { withoutEngineFields } from '../session-state/folded-calls.js';
 import type { SessionState } from '../session-state/session-state.js';
 import type { Message } from '../transcript/transcript.js';
@@ -12,6 +13,8 @@ import type { SummarizerLimits } from './summarizer-limits.js';
 export interface ChunkedSummary {
   readonly state: SessionState;
   readonly calls: number;
+  /** What the summarizer reported of its calls' tokens, summed (a rejected call's included, when it said). */
+  readonly usage: SummarizerUsage | undefined;
 }
 
 /**
@@ -51,6 +54,10 @@ export async function summarizeInChunks(
 ): Promise<ChunkedSummary> {
   let state = previous;
   let calls = 0;
+  let usage: SummarizerUsage | undefined;
+  const onUsage = (reported: SummarizerUsage) => {
+    usage = addSummarizerUsage(usage, reported);
+  };
   for (let from = 0; from < messages.length; ) {
     let retried = false;
     for (;;) {
@@ -67,6 +74,7 @@ export async function summarizeInChunks(
           previous: state,
           timeoutMs,
           signal,
+          onUsage,
         });
         state =
           calls === 0 && chunk.next === messages.length && from === 0 ? summarized : withoutEngineFields(summarized);
@@ -83,7 +91,7 @@ export async function summarizeInChunks(
     }
   }
   // the span is not empty (a fold moves messages), so at least one call ran
-  return { state: state as SessionState, calls };
+  return { state: state as SessionState, calls, usage };
 }
 
 /** The rejection for length a summarizer's failure was, learned from; undefined for any other failure. */

@@ -1,3 +1,4 @@
+import type { SummarizerUsage } from '../reports/summarizer-usage.js';
 import type { SessionState } from '../session-state/session-state.js';
 import type { Message } from '../transcript/transcript.js';
 
@@ -9,6 +10,11 @@ export interface SummarizeInput {
   readonly previous: SessionState | undefined;
   /** Aborted when the engine's timeout passes. */
   readonly abortSignal: AbortSignal;
+  /**
+   * Tells the engine what the summarizer's model reported of this call's tokens, for the report of the call whose
+   * fold it is (`change.summarizerUsage`). The model summarizers call it; a summarizer of yours may.
+   */
+  readonly reportUsage?: (usage: SummarizerUsage) => void;
 }
 
 /** Folds messages into a SessionState, merged with the previous one. */

@@ -126,8 +126,8 @@ describe('CallReporter: what onCompress hears', () => {
       tokensAfter: 600,
       messagesFolded: 4,
       messagesDropped: 0,
-      observationsMasked: { count: 1, tokensFreed: 300 },
-      observationsRedacted: { count: 0, tokensFreed: 0 },
+      toolResultsMasked: { count: 1, tokensFreed: 300 },
+      toolResultsRedacted: { count: 0, tokensFreed: 0 },
       toolResultsTruncated: 0,
       summarizerMs: 12,
       summarizerCalls: 1,
@@ -198,7 +198,7 @@ describe('CallReporter: what onCompress hears', () => {
     };
     const listeners = reporter();
     const first = run(listeners, facts, decidedFor(facts));
-    expect(first.event?.observationsRedacted.count).toBe(1);
+    expect(first.event?.toolResultsRedacted.count).toBe(1);
     expect(listeners.compressed).toHaveLength(1);
     const retry = run(listeners, facts, decidedFor(facts));
     expect(retry.edits.announced).toBe(false);

@@ -4,7 +4,7 @@ import { approximateCounter, type TokenCounter } from '../../src/counting/token-
 import type { CompressOutput } from '../../src/engine/compress-call.js';
 import { CompressionEngine } from '../../src/engine/engine.js';
 import type { CompressionOptions } from '../../src/options/options.js';
-import type { CallReport } from '../../src/reports/events.js';
+import type { CompressionReport } from '../../src/reports/compression-report.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { agentLoop, chat, SYSTEM, text } from '../helpers/fixtures.js';
 
@@ -28,7 +28,7 @@ function countingCounter(bytesBound: boolean): { counter: TokenCounter; texts: s
 /** The engine with a recording counter, the report of every call, and a call of `messages`. */
 function harness(bytesBound: boolean, options: CompressionOptions = {}) {
   const { counter, texts } = countingCounter(bytesBound);
-  const reports: CallReport[] = [];
+  const reports: CompressionReport[] = [];
   const engine = new CompressionEngine({
     contextWindow: 100_000,
     reserveOutputTokens: 1_000,
@@ -42,13 +42,13 @@ function harness(bytesBound: boolean, options: CompressionOptions = {}) {
 }
 
 /** Every figure of a report, read now. */
-const figures = (report: CallReport | undefined) => ({
+const figures = (report: CompressionReport | undefined) => ({
   historyTokens: report?.historyTokens,
   promptTokens: report?.promptTokens,
   cacheablePrefixTokens: report?.cacheablePrefixTokens,
   messagesOutOfPrompt: report?.messagesOutOfPrompt,
   stateInPrompt: report?.stateInPrompt,
-  event: report?.event,
+  change: report?.change,
 });
 
 /** What a call sends and reports, read in full (the summarizer's time aside). */

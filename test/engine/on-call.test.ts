@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { approximateCounter } from '../../src/counting/token-counter.js';
 import { CompressionEngine } from '../../src/engine/engine.js';
 import { ListenerError } from '../../src/errors.js';
-import type { CallReport, CompressionErrorEvent } from '../../src/reports/events.js';
+import type { CompressionReport } from '../../src/reports/compression-report.js';
+import type { CompressionErrorEvent } from '../../src/reports/events.js';
 import { chat, SYSTEM, text } from '../helpers/fixtures.js';
 
 /** `onCall` hears of every call, also of those that only reuse an earlier compression (which `onCompress` does not). */
 describe('onCall', () => {
-  const engineWith = (onCall: (report: CallReport) => void, errors: CompressionErrorEvent[] = []) =>
+  const engineWith = (onCall: (report: CompressionReport) => void, errors: CompressionErrorEvent[] = []) =>
     new CompressionEngine({
       contextWindow: 4_000,
       reserveOutputTokens: 500,
@@ -20,17 +21,20 @@ describe('onCall', () => {
     engine.compress({ transcript: { system: SYSTEM, tools: [], messages }, modelId: 'test-model' });
 
   it('reports every call: the history, the prompt, the state, and the changes when there are any', async () => {
-    const reports: CallReport[] = [];
+    const reports: CompressionReport[] = [];
     const engine = engineWith((report) => reports.push(report));
     await call(engine, chat(4));
     const history = [...chat(60), text('user', 'And now?')];
     const folding = await call(engine, history);
     const reusing = await call(engine, history);
     expect(reports).toHaveLength(3);
-    const [short, folded, again] = reports as [CallReport, CallReport, CallReport];
-    expect(short).toMatchObject({ stateInPrompt: false, messagesOutOfPrompt: 0, event: undefined });
+    const [short, folded, again] = reports as [CompressionReport, CompressionReport, CompressionReport];
+    expect(short).toMatchObject({ stateInPrompt: false, messagesOutOfPrompt: 0 });
+    expect(short.change).toBeUndefined();
     expect(short.promptTokens).toBe(short.historyTokens);
-    expect(folded.event).toEqual(folding.event);
+    // the change onCompress heard, in the report's one shape (the decisions are the event's own)
+    const { decisions: _decisions, ...change } = folding.event ?? { decisions: [] };
+    expect(folded.change).toEqual(change);
     expect(folded.stateInPrompt).toBe(true);
     expect(folded.messagesOutOfPrompt).toBeGreaterThan(0);
     expect(folded.promptTokens).toBeLessThan(folded.historyTokens);
@@ -39,8 +43,8 @@ describe('onCall', () => {
     expect(again).toMatchObject({
       stateInPrompt: true,
       messagesOutOfPrompt: folded.messagesOutOfPrompt,
-      event: undefined,
     });
+    expect(again.change).toBeUndefined();
     expect(again.promptTokens).toBe(folded.promptTokens);
     expect(again.cacheablePrefixTokens).toBe(again.promptTokens);
   });
@@ -91,7 +95,7 @@ describe('listeners that return a rejected promise', () => {
   });
 
   it('the cache-stable prefix is in calibrated tokens, like the prompt', async () => {
-    const reports: CallReport[] = [];
+    const reports: CompressionReport[] = [];
     const engine = new CompressionEngine({
       contextWindow: 4_000,
       reserveOutputTokens: 500,
@@ -102,8 +106,8 @@ describe('listeners that return a rejected promise', () => {
     const first = await engine.compress({ transcript: { system: SYSTEM, tools: [], messages }, modelId: 'm' });
     engine.recordUsage('m', first.estimatedTokens, first.estimatedTokens * 2);
     await engine.compress({ transcript: { system: SYSTEM, tools: [], messages }, modelId: 'm' });
-    const again = reports.at(-1) as CallReport;
+    const again = reports.at(-1) as CompressionReport;
     expect(again.cacheablePrefixTokens).toBe(again.promptTokens);
-    expect(again.promptTokens).toBeGreaterThan((reports[0] as CallReport).promptTokens * 1.5);
+    expect(again.promptTokens).toBeGreaterThan((reports[0] as CompressionReport).promptTokens * 1.5);
   });
 });

@@ -419,9 +419,9 @@ export class ConversationChecker<P> {
       if (event.decisions.some((decision) => decision.details.endsWith('summarized ahead of time')))
         this.count('fold summarized ahead');
       if (event.messagesDropped > 0) this.count('drop');
-      if (event.observationsMasked.count > 0) this.count('masking');
+      if (event.toolResultsMasked.count > 0) this.count('masking');
       if (event.toolResultsTruncated > 0) this.count('truncation');
-      if (event.observationsRedacted.count > 0) this.count('redaction');
+      if (event.toolResultsRedacted.count > 0) this.count('redaction');
       if (event.recalled.chunks > 0) this.count('recall');
     }
     for (const { error } of call.errors) this.count(error.name);

@@ -136,7 +136,7 @@ describe('cache-prefix-broken: between two compressions the prompt only grows at
     const second = await send(next);
     // the result became its (shortened) redaction placeholder, and the call reported nothing
     expect(json(second.sent)[3]).not.toBe(json(first.sent)[3]);
-    expect(second.events.map((event) => event.observationsRedacted.count)).toEqual([1]);
+    expect(second.events.map((event) => event.toolResultsRedacted.count)).toEqual([1]);
   });
 });
 

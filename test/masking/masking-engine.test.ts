@@ -116,7 +116,7 @@ describe('observation masking below the budget threshold', () => {
         return sum + (site?.tokens ?? 0) - meter.countText(maskPlaceholderFor(site as never, 10));
       }, 0);
       expect(event?.trigger).toBe('turns');
-      expect(event?.observationsMasked).toEqual({ count: fresh.length, tokensFreed: freed });
+      expect(event?.toolResultsMasked).toEqual({ count: fresh.length, tokensFreed: freed });
       expect(freed).toBeGreaterThanOrEqual(DEFAULT_MASKING_OPTIONS.clearAtLeast);
       expect(event?.tokensBefore).toBe((event?.tokensAfter ?? 0) + freed);
       expect(event).toMatchObject({ messagesFolded: 0, messagesDropped: 0 });
@@ -275,7 +275,7 @@ describe('observation masking below the budget threshold', () => {
     for (const event of events) {
       const masking = event.decisions.find((decision) => decision.scope.kind === 'observations');
       const ids = masking?.scope.kind === 'observations' ? masking.scope.toolCallIds : [];
-      expect(event.observationsMasked.count).toBe(ids.length);
+      expect(event.toolResultsMasked.count).toBe(ids.length);
     }
   });
 });

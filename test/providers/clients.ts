@@ -10,7 +10,7 @@ import { generateText, jsonSchema, type LanguageModel, type ModelMessage, stepCo
 import { z } from 'zod';
 import { withContextCompression as withAiSdkCompression } from '../../adapters/ai-sdk/index.js';
 import { withContextCompression as withLangChainCompression } from '../../adapters/langchain/index.js';
-import type { CompressionMetadata } from '../../src/engine/call-metadata.js';
+import type { CompressionReport } from '../../src/engine/call-metadata.js';
 import type { CompressionOptions } from '../../src/options/options.js';
 import type { ProviderApi, ProviderServer } from './provider-server.js';
 
@@ -28,7 +28,7 @@ export interface Turn {
 /** What one call answered, with the report the framework carries (`providerMetadata`, `response_metadata`). */
 export interface Answer {
   readonly text: string;
-  readonly report: CompressionMetadata | undefined;
+  readonly report: CompressionReport | undefined;
 }
 
 /** Options a client is wrapped with: the engine's listeners and limits. */

@@ -10,6 +10,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { AnthropicPromptCache, type CacheUse } from './anthropic-cache.js';
 import errorBodiesJson from './error-bodies.json' with { type: 'json' };
 
 /** The wire APIs the server speaks. */
@@ -53,6 +54,8 @@ export interface ProviderRequest {
   rejected?: { status: number; body: unknown };
   /** The parsed JSON body. */
   body: unknown;
+  /** What an Anthropic request within the window read from the server's prompt cache and wrote to it. */
+  cache?: CacheUse;
 }
 
 /** How the server counts, limits and answers. Every field is optional. */
@@ -162,6 +165,7 @@ export async function startProviderServer(config: ProviderServerConfig = {}): Pr
   const sockets = new Set<Socket>();
   let ids = 0;
   const nextId = () => (++ids).toString().padStart(6, '0');
+  const anthropicCache = new AnthropicPromptCache();
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -196,6 +200,7 @@ export async function startProviderServer(config: ProviderServerConfig = {}): Pr
     requests.push(request);
     const id = nextId();
     if (isOverWindow(request, config)) return rejectRequest(res, request, id, config);
+    if (request.api === 'anthropic') request.cache = anthropicCache.use(body, request.inputTokens);
     const reply = await (config.reply?.(request) ?? { text: 'ok' });
     answer(res, request, reply, id);
   }
@@ -753,10 +758,11 @@ function anthropicMessage(request: ProviderRequest, reply: Reply, id: string, ou
     content: anthropicContent(reply, id),
     stop_reason: 'text' in reply ? 'end_turn' : 'tool_use',
     stop_sequence: null,
+    // Anthropic's input_tokens leaves out what the cache read and wrote
     usage: {
-      input_tokens: request.inputTokens,
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
+      input_tokens: request.inputTokens - (request.cache?.read ?? 0) - (request.cache?.write ?? 0),
+      cache_creation_input_tokens: request.cache?.write ?? 0,
+      cache_read_input_tokens: request.cache?.read ?? 0,
       output_tokens: output,
       service_tier: 'standard',
     },

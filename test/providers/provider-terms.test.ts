@@ -4,8 +4,8 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { modelSummarizer } from '../../adapters/ai-sdk/index.js';
 import { chatModelSummarizer } from '../../adapters/langchain/index.js';
-import { ProviderOverflowError } from '../../src/errors.js';
-import type { CallReport, CompressionErrorEvent } from '../../src/reports/events.js';
+import type { CompressionReport } from '../../src/reports/compression-report.js';
+import type { CompressionErrorEvent } from '../../src/reports/events.js';
 import { type Answer, CLIENTS, type Client, type ClientSettings, type Turn, type WrapOptions } from './clients.js';
 import {
   type ProviderRequest,
@@ -68,7 +68,7 @@ function longChat(turns: number, tokens: number): Turn[] {
 
 /** What the adapters told of a conversation. */
 interface Heard {
-  readonly calls: CallReport[];
+  readonly calls: CompressionReport[];
   readonly errors: CompressionErrorEvent[];
 }
 
@@ -157,7 +157,7 @@ for (const client of CLIENTS) {
           const retried = heard.calls.filter((report) => report.rejection);
           expect(retried).toHaveLength(rejected.length);
           expect(answers.filter((answer) => answer.report?.rejection)).toHaveLength(rejected.length);
-          for (const report of retried) expect(ProviderOverflowError.isInstance(report.rejection)).toBe(true);
+          for (const report of retried) expect(report.rejection?.providerMessage).toEqual(expect.any(String));
           expect(heard.errors.map((event) => event.fallback)).toEqual(rejected.map(() => 'retried'));
         });
       }
@@ -355,6 +355,29 @@ describe("a summarizer's rejections", () => {
       { ratio: 1.2, window: 128_000, mainWindow: 200_000, chat: 260_000 },
       { ratio: 1.75, window: 64_000, mainWindow: 100_000, chat: 150_000 },
     ];
+    it(`${name}: the summarizer's usage is in the report of the call whose fold it made`, async () => {
+      const main = await serve({ window: 200_000, reply: () => TEXT_REPLY });
+      const folding = await serve({
+        window: 128_000,
+        reply: (request) => (asksForState(request) ? { text: MODEL_STATE } : TEXT_REPLY),
+      });
+      const { options, heard } = listening({ contextWindow: 100_000, summarizer: summarizer(folding, 128_000) });
+      const answers = await resend(client.open(main, options), longChat(120, 150_000), 2, false);
+      const calls = folding.requests.filter(asksForState);
+      expect(calls.length).toBeGreaterThan(0);
+      // one call folded: its report (onCall's and the answer's) gives what the summarizer's provider counted
+      const folded = heard.calls.filter((report) => (report.change?.summarizerCalls ?? 0) > 0);
+      expect(folded).toHaveLength(1);
+      const usage = {
+        inputTokens: calls.reduce((sum, request) => sum + request.inputTokens, 0),
+        cachedInputTokens: 0,
+        model: 'gpt-4o',
+      };
+      expect(folded[0]?.change?.summarizerUsage).toMatchObject(usage);
+      expect(folded[0]?.change?.summarizerUsage?.outputTokens).toBeGreaterThan(0);
+      const answered = answers.find((answer) => (answer.report?.change?.summarizerCalls ?? 0) > 0);
+      expect(answered?.report?.change?.summarizerUsage).toEqual(folded[0]?.change?.summarizerUsage);
+    });
     for (const { ratio, window, mainWindow, chat } of cases) {
       it(`${name}: a summarizer whose provider counts ${ratio}x ours folds with one rejection`, async () => {
         const main = await serve({ window: 200_000, reply: () => TEXT_REPLY });

@@ -291,7 +291,7 @@ describe('redaction in the engine', () => {
       (sum, i) => sum + Math.ceil(OUT(i).length / 4) - Math.ceil(placeholder(i).length / 4),
       0,
     );
-    expect(out.event).toMatchObject({ trigger: 'redaction', observationsRedacted: { count: 2, tokensFreed: freed } });
+    expect(out.event).toMatchObject({ trigger: 'redaction', toolResultsRedacted: { count: 2, tokensFreed: freed } });
     expect(out.decisions).toEqual([
       expect.objectContaining({
         trigger: 'redaction',

@@ -1,18 +1,18 @@
 'use client';
 
 import { useChat } from '@ai-sdk/react';
-import type { CompressionMetadata } from 'context-compression/ai-sdk';
+import type { CompressionReport } from 'context-compression/ai-sdk';
 import { type FormEvent, useState } from 'react';
 
 /** What one request sent and changed: the model call's report, from its provider metadata. */
-function CompressionPanel({ compression }: { compression: CompressionMetadata | undefined }) {
+function CompressionPanel({ compression }: { compression: CompressionReport | undefined }) {
   if (!compression) return null;
   const { change } = compression;
   const changes = change
     ? [
         change.messagesFolded > 0 && `folded ${change.messagesFolded} messages into the session state`,
-        change.toolResultsMasked > 0 && `masked ${change.toolResultsMasked} tool results`,
-        change.recalledPieces > 0 && `recalled ${change.recalledPieces} pieces`,
+        change.toolResultsMasked.count > 0 && `masked ${change.toolResultsMasked.count} tool results`,
+        change.recalled.chunks > 0 && `recalled ${change.recalled.chunks} pieces`,
       ].filter(Boolean)
     : [];
   return (
@@ -53,7 +53,7 @@ export default function Page() {
           </div>
           {message.role === 'assistant' ? (
             <CompressionPanel
-              compression={(message.metadata as { compression?: CompressionMetadata } | undefined)?.compression}
+              compression={(message.metadata as { compression?: CompressionReport } | undefined)?.compression}
             />
           ) : null}
         </div>

@@ -3,7 +3,7 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import {
   approximateCounter,
-  type CallReport,
+  type CompressionReport,
   contextCompression,
   withContextCompression,
 } from '../../../adapters/ai-sdk/index.js';
@@ -38,14 +38,14 @@ const OPTIONS = { contextWindow: 1_000_000, tokenCounter: approximateCounter() }
 
 /** Tokens our count gives the images of `messages`: the call's history less the same call without them. */
 async function imageTokens(provider: string, modelId: string, options: { detail?: string; asBase64?: boolean } = {}) {
-  const reports: CallReport[] = [];
+  const reports: CompressionReport[] = [];
   const model = withContextCompression(mockModel(provider, modelId), {
     ...OPTIONS,
     onCall: (report) => reports.push(report),
   });
   await generateText({ model, messages: prompt(10, options) });
   await generateText({ model, messages: prompt(0) });
-  const [withImages, without] = reports as [CallReport, CallReport];
+  const [withImages, without] = reports as [CompressionReport, CompressionReport];
   return withImages.historyTokens - without.historyTokens;
 }
 
@@ -73,7 +73,7 @@ describe('files counted as the AI SDK model provider counts them', () => {
   });
 
   it('a PDF by its pages', async () => {
-    const reports: CallReport[] = [];
+    const reports: CompressionReport[] = [];
     const model = withContextCompression(mockModel('anthropic.messages', 'claude-sonnet-4-5'), {
       ...OPTIONS,
       onCall: (report) => reports.push(report),
@@ -89,19 +89,19 @@ describe('files counted as the AI SDK model provider counts them', () => {
     ];
     await generateText({ model, messages: ask(1) });
     await generateText({ model, messages: ask(50) });
-    const [one, fifty] = reports as [CallReport, CallReport];
+    const [one, fifty] = reports as [CompressionReport, CompressionReport];
     expect(fifty.historyTokens - one.historyTokens).toBe(49 * 3_000);
   });
 
   it('one middleware on models of two providers counts the same images for each', async () => {
-    const reports: CallReport[] = [];
+    const reports: CompressionReport[] = [];
     const middleware = contextCompression({ ...OPTIONS, onCall: (report) => reports.push(report) });
     const claude = wrapLanguageModel({ model: mockModel('anthropic.messages', 'claude-sonnet-4-5'), middleware });
     const gpt = wrapLanguageModel({ model: mockModel('openai.chat', 'gpt-4o'), middleware });
     const gemini = wrapLanguageModel({ model: mockModel('google.generative-ai', 'gemini-2.5-flash'), middleware });
     for (const model of [claude, gpt, gemini, claude]) await generateText({ model, messages: prompt(10) });
     await generateText({ model: gpt, messages: prompt(0) });
-    const base = (reports[4] as CallReport).historyTokens;
+    const base = (reports[4] as CompressionReport).historyTokens;
     expect(reports.slice(0, 4).map((report) => report.historyTokens - base)).toEqual([16_000, 7_650, 23_220, 16_000]);
   });
 });

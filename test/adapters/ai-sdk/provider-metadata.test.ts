@@ -2,7 +2,7 @@ import { generateText, isStepCount, streamText, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { approximateCounter, type CallReport, withContextCompression } from '../../../adapters/ai-sdk/index.js';
+import { approximateCounter, type CompressionReport, withContextCompression } from '../../../adapters/ai-sdk/index.js';
 import { echoModel, orderChat, textResult } from '../../helpers/mock-model.js';
 
 const options = { contextWindow: 4_000, reserveOutputTokens: 500, tokenCounter: approximateCounter() };
@@ -15,11 +15,11 @@ const reportOf = (metadata: unknown) =>
 
 describe("the call's report in providerMetadata['context-compression']", () => {
   it('is on a generateText result that folded, with the figures onCall hears and the change', async () => {
-    const reports: CallReport[] = [];
+    const reports: CompressionReport[] = [];
     const model = withContextCompression(echoModel(), { ...options, onCall: (report) => reports.push(report) });
     const result = await generateText({ model, instructions: 'Be brief.', messages: chat(31) });
     const report = reportOf(result.providerMetadata);
-    const heard = reports[0] as CallReport;
+    const heard = reports[0] as CompressionReport;
     expect(report).toMatchObject({
       historyTokens: heard.historyTokens,
       promptTokens: heard.promptTokens,
@@ -28,9 +28,9 @@ describe("the call's report in providerMetadata['context-compression']", () => {
       stateInPrompt: true,
       change: {
         trigger: 'budget',
-        tokensBefore: heard.event?.tokensBefore,
-        tokensAfter: heard.event?.tokensAfter,
-        messagesFolded: heard.event?.messagesFolded,
+        tokensBefore: heard.change?.tokensBefore,
+        tokensAfter: heard.change?.tokensAfter,
+        messagesFolded: heard.change?.messagesFolded,
       },
     });
     expect(report.change.messagesFolded).toBeGreaterThan(0);

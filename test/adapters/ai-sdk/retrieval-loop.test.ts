@@ -54,7 +54,7 @@ describe('the retrieval tool in a multi-step AI SDK tool loop', () => {
 
     // the placeholder the model saw named the retrieval tool (by its registered name) and the call id
     const placeholder = resultText(beforeRecall, 'read-0') ?? '';
-    expect(events.some((event) => event.observationsMasked.count > 0)).toBe(true);
+    expect(events.some((event) => event.toolResultsMasked.count > 0)).toBe(true);
     expect(placeholder).toMatch(/^\[Result of read_file\(.*\) cleared to save context/);
     expect(placeholder).toContain('get_back gives it back verbatim (call id "read-0")');
     // the system prompt tells the model about the tool

@@ -3,7 +3,7 @@ import { createAgent } from 'langchain';
 import { describe, expect, it } from 'vitest';
 import {
   approximateCounter,
-  type CallReport,
+  type CompressionReport,
   compressMessages,
   contextCompressionMiddleware,
   withContextCompression,
@@ -46,11 +46,11 @@ class TypedChatModel extends RecordingChatModel {
 
 /** Tokens the wrapped model counts for the ten images of `block`: the call's history less one without them. */
 async function imageTokens(model: RecordingChatModel, block: object): Promise<number> {
-  const reports: CallReport[] = [];
+  const reports: CompressionReport[] = [];
   const wrapped = withContextCompression(model, { ...OPTIONS, onCall: (report) => reports.push(report) });
   await wrapped.invoke(question(block));
   await wrapped.invoke(question());
-  const [withImages, without] = reports as [CallReport, CallReport];
+  const [withImages, without] = reports as [CompressionReport, CompressionReport];
   return withImages.historyTokens - without.historyTokens;
 }
 
@@ -76,17 +76,17 @@ describe('files counted as the LangChain model provider counts them', () => {
 
   it('compressMessages counts for the provider its model id names, and without a model as the largest count', async () => {
     const historyTokens = async (model: string | undefined, block?: object) => {
-      const reports: CallReport[] = [];
+      const reports: CompressionReport[] = [];
       const step = compressMessages({ ...OPTIONS, model, onCall: (report) => reports.push(report) });
       await step.invoke(question(block));
-      return (reports[0] as CallReport).historyTokens;
+      return (reports[0] as CompressionReport).historyTokens;
     };
     expect((await historyTokens('gpt-4o', BLOCKS.openaiHigh)) - (await historyTokens('gpt-4o'))).toBe(7_650);
     expect((await historyTokens(undefined, BLOCKS.openaiHigh)) - (await historyTokens(undefined))).toBe(23_220);
   });
 
   it('the createAgent middleware counts for the model the agent calls', async () => {
-    const reports: CallReport[] = [];
+    const reports: CompressionReport[] = [];
     const middleware = contextCompressionMiddleware({ ...OPTIONS, onCall: (report) => reports.push(report) });
     const run = (model: RecordingChatModel, messages: BaseMessage[]) =>
       createAgent({ model, tools: [], middleware: [middleware] }).invoke({ messages });
@@ -95,7 +95,7 @@ describe('files counted as the LangChain model provider counts them', () => {
     await run(new RecordingChatModel({ model: 'claude-sonnet-4-5' }), messages);
     await run(new RecordingChatModel({ model: 'gpt-4o' }), messages);
     await run(new RecordingChatModel({ model: 'gpt-4o' }), question());
-    const base = (reports[2] as CallReport).historyTokens;
+    const base = (reports[2] as CompressionReport).historyTokens;
     expect(reports.slice(0, 2).map((report) => report.historyTokens - base)).toEqual([16_000, 7_650]);
   });
 });

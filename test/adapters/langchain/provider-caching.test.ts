@@ -2,13 +2,17 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { ChatAnthropic } from '@langchain/anthropic';
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { tool as langchainTool } from '@langchain/core/tools';
-import { generateText, type ModelMessage } from 'ai';
+import { generateText, type ModelMessage, streamText } from 'ai';
 import { createAgent } from 'langchain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { withContextCompression as withAiSdkCompression } from '../../../adapters/ai-sdk/index.js';
 import {
-  type CompressionMetadata,
+  compressionReport as compressionReportOfAiSdk,
+  withContextCompression as withAiSdkCompression,
+} from '../../../adapters/ai-sdk/index.js';
+import {
+  type CompressionReport,
+  compressionReport,
   contextCompressionMiddleware,
   withContextCompression,
 } from '../../../adapters/langchain/index.js';
@@ -87,8 +91,8 @@ const chatAnthropic = (options: Partial<ConstructorParameters<typeof ChatAnthrop
     ...options,
   });
 
-const langchainMessages = (turns: ReturnType<typeof chat>): BaseMessage[] => [
-  new SystemMessage(SYSTEM),
+const langchainMessages = (turns: ReturnType<typeof chat>, system = SYSTEM): BaseMessage[] => [
+  new SystemMessage(system),
   ...turns.map((turn) => (turn.role === 'user' ? new HumanMessage(turn.text) : new AIMessage(turn.text))),
 ];
 
@@ -104,7 +108,7 @@ describe('ChatAnthropic: cache breakpoints where the prompt stays the same', () 
     await generateText({ model: aiSdk, system: SYSTEM, messages, maxRetries: 0 });
     const langchain = withContextCompression(chatAnthropic(), { contextWindow: WINDOW });
     const answer = await langchain.invoke(langchainMessages(history));
-    expect((answer.response_metadata['context-compression'] as CompressionMetadata).stateInPrompt).toBe(true);
+    expect((answer.response_metadata['context-compression'] as CompressionReport).stateInPrompt).toBe(true);
     const [fromAiSdk, fromLangChain] = bodiesSince(from) as [Body, Body];
     const marks = breakpoints(fromLangChain);
     // the system prompt's end, the state pair's acknowledgement, the end: and before a recall pair when there is one
@@ -233,5 +237,85 @@ describe('ChatAnthropic: cache breakpoints where the prompt stays the same', () 
     expect(blocksOf(body.system)).toEqual([{ type: 'text', text: SYSTEM }]);
     expect(marks).toEqual(expect.arrayContaining(['message:1', `message:${body.messages.length - 1}`]));
     expect(marks.some((mark) => mark.startsWith('system'))).toBe(false);
+  });
+});
+
+describe("the provider's cache figures in the report", () => {
+  it('LangChain: the next call of a conversation reads the previous prompt from the cache, and its report says so', async () => {
+    const model = withContextCompression(chatAnthropic(), { contextWindow: WINDOW, recall: false });
+    // a system prompt of its own: no earlier test's request wrote this prefix to the server's cache
+    const history = langchainMessages(chat().slice(0, -1), `${SYSTEM} Cache test.`);
+    const from = server.requests.length;
+    const first = await model.invoke(history);
+    const second = await model.invoke([...history, new AIMessage('ok'), new HumanMessage('Thanks, go on.')]);
+    const [sentFirst, sentSecond] = server.requests.slice(from);
+    const [one, two] = [compressionReport(first), compressionReport(second)];
+    // the first call wrote its prompt; the second read all of it
+    expect(one?.providerUsage).toMatchObject({ cacheReadTokens: 0, cacheWriteTokens: sentFirst?.cache?.write });
+    expect(one?.providerUsage?.cacheWriteTokens).toBeGreaterThan(0);
+    expect(two?.providerUsage?.cacheReadTokens).toBe(sentSecond?.cache?.read);
+    expect(two?.providerUsage?.cacheReadTokens).toBeGreaterThanOrEqual((sentFirst?.inputTokens ?? 0) * 0.9);
+    expect(two?.providerUsage?.inputTokens).toBe(sentSecond?.inputTokens);
+    // our estimate of the cacheable prefix beside it
+    expect(two?.cacheablePrefixTokens).toBeGreaterThan(0);
+  });
+
+  it('LangChain, streamed: the message the chunks add up to gives the usage of its last chunk', async () => {
+    const model = withContextCompression(chatAnthropic(), { contextWindow: WINDOW, recall: false });
+    const history = langchainMessages(chat().slice(0, -1));
+    await model.invoke(history);
+    let whole: Awaited<ReturnType<typeof model.invoke>> | undefined;
+    for await (const chunk of await model.stream([...history, new AIMessage('ok'), new HumanMessage('Go on.')]))
+      whole = whole ? (whole as never as { concat: (c: unknown) => typeof whole }).concat(chunk) : chunk;
+    const report = compressionReport(whole);
+    expect(report?.stateInPrompt).toBe(true);
+    expect(report?.providerUsage?.cacheReadTokens).toBeGreaterThan(0);
+  });
+
+  it('without breakpoints the provider caches nothing: what the report shows', async () => {
+    const model = withContextCompression(chatAnthropic(), {
+      contextWindow: WINDOW,
+      recall: false,
+      cacheBreakpoints: false,
+    });
+    const history = langchainMessages(chat().slice(0, -1), `${SYSTEM} No marks.`);
+    await model.invoke(history);
+    const second = await model.invoke([...history, new AIMessage('ok'), new HumanMessage('Thanks, go on.')]);
+    expect(compressionReport(second)?.providerUsage).toMatchObject({ cacheReadTokens: 0, cacheWriteTokens: 0 });
+  });
+
+  it('AI SDK: the same figures from @ai-sdk/anthropic, on generateText, its steps and streamText', async () => {
+    const model = withAiSdkCompression(
+      createAnthropic({ baseURL: server.baseURL('anthropic'), apiKey: 'test' })('claude-sonnet-4-5'),
+      { contextWindow: WINDOW, recall: false },
+    );
+    const messages: ModelMessage[] = chat()
+      .slice(0, -1)
+      .map((turn) => ({ role: turn.role, content: turn.text }));
+    const first = await generateText({ model, system: SYSTEM, messages, maxRetries: 0 });
+    const next: ModelMessage[] = [
+      ...messages,
+      { role: 'assistant', content: 'ok' },
+      { role: 'user', content: 'Go on.' },
+    ];
+    const streamed = streamText({ model, system: SYSTEM, messages: next, maxRetries: 0 });
+    await streamed.consumeStream();
+    const report = await compressionReportOfAiSdk(streamed);
+    expect(compressionReportOfAiSdk(first)?.providerUsage?.cacheWriteTokens).toBeGreaterThan(0);
+    expect(compressionReportOfAiSdk(first.steps[0])).toEqual(compressionReportOfAiSdk(first));
+    expect(report?.providerUsage?.cacheReadTokens).toBe(server.requests.at(-1)?.cache?.read);
+    expect(report?.providerUsage?.cacheReadTokens).toBeGreaterThan(0);
+  });
+
+  it('no report for a call this package did not compress', async () => {
+    const plain = await chatAnthropic().invoke([new HumanMessage('Hello')]);
+    expect(compressionReport(plain)).toBeUndefined();
+    const model = withContextCompression(chatAnthropic(), { contextWindow: WINDOW });
+    const disabled = await model.invoke([new HumanMessage('Hello')], {
+      configurable: { 'context-compression': { disable: true } },
+    });
+    expect(compressionReport(disabled)).toBeUndefined();
+    expect(compressionReportOfAiSdk({ providerMetadata: { other: { a: 1 } } })).toBeUndefined();
+    expect(compressionReportOfAiSdk(undefined)).toBeUndefined();
   });
 });

@@ -14,7 +14,7 @@ import { fakeModel } from '@langchain/core/testing';
 import { createAgent } from 'langchain';
 import { describe, expect, it } from 'vitest';
 import {
-  type CompressionMetadata,
+  type CompressionReport,
   contextCompressionMiddleware,
   withContextCompression,
 } from '../../../adapters/langchain/index.js';
@@ -36,10 +36,10 @@ const options = { contextWindow: 2_000, reserveOutputTokens: 200 };
 /** Records the custom events and the chat model runs a call's handlers hear. */
 class Listener extends BaseCallbackHandler {
   name = 'listener';
-  readonly events: { name: string; data: CompressionMetadata; runId: string }[] = [];
+  readonly events: { name: string; data: CompressionReport; runId: string }[] = [];
   readonly modelRuns: string[] = [];
   override async handleCustomEvent(name: string, data: unknown, runId: string) {
-    this.events.push({ name, data: data as CompressionMetadata, runId });
+    this.events.push({ name, data: data as CompressionReport, runId });
   }
   override async handleChatModelStart(_llm: unknown, _messages: unknown, runId: string) {
     this.modelRuns.push(runId);
@@ -48,7 +48,7 @@ class Listener extends BaseCallbackHandler {
 
 const reportOf = (message: BaseMessage | undefined) =>
   (message?.response_metadata as Record<string, unknown> | undefined)?.['context-compression'] as
-    | CompressionMetadata
+    | CompressionReport
     | undefined;
 const json = (value: unknown) => JSON.parse(JSON.stringify(value));
 

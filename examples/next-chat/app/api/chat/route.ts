@@ -1,6 +1,6 @@
 import { openai } from '@ai-sdk/openai';
 import { convertToModelMessages, streamText, type UIMessage } from 'ai';
-import { type CompressionMetadata, withContextCompression } from 'context-compression/ai-sdk';
+import { compressionReport, withContextCompression } from 'context-compression/ai-sdk';
 import { unstorageStore } from 'context-compression/stores/unstorage';
 import { createStorage } from 'unstorage';
 import fsDriver from 'unstorage/drivers/fs';
@@ -33,7 +33,7 @@ export async function POST(request: Request): Promise<Response> {
     // each model call's report, as the call's step finishes
     messageMetadata: ({ part }) => {
       if (part.type !== 'finish-step') return undefined;
-      const compression = part.providerMetadata?.['context-compression'] as CompressionMetadata | undefined;
+      const compression = compressionReport(part);
       return compression ? { compression } : undefined;
     },
   });
