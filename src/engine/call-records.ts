@@ -18,12 +18,15 @@ import type { PromptAssembly } from './prompt-assembly.js';
  */
 const MAX_RECALL_LOOKUPS = 16;
 
-/** The stored record a call starts from: as found, and as used (checked against the history, fitted to its cap). */
+/** The stored record a call starts from: as found, as checked against the history, and fitted to its cap. */
 export interface LoadedRecord {
   readonly found: StateRecord | undefined;
   readonly stored: StateRecord | undefined;
-  /** The stored state was cut to this call's cap: a change the call reports. */
-  readonly refitted: boolean;
+  /**
+   * The stored record with its states cut to this call's cap: the stored one when they fit. A call sends it only when
+   * the prompt needs it (see `startOf`): a cap that moved with the calibration alone rewrites no cached prefix.
+   */
+  readonly fitted: StateRecord | undefined;
 }
 
 /**
@@ -41,7 +44,7 @@ export class CallRecords {
     private readonly onError: (event: CompressionErrorEvent) => void,
   ) {}
 
-  /** The record found for a call's history, checked against it and fitted to the call's state cap. */
+  /** The record found for a call's history, checked against it, and as fitted to the call's state cap. */
   async load(facts: CallFacts): Promise<LoadedRecord> {
     const found = await this.records.find({
       scope: facts.scope,
@@ -51,11 +54,11 @@ export class CallRecords {
     });
     // a record found covers less than this history (see `StateRecords.find`)
     const checked = found && checkedRecord(found, facts, this.onError);
-    const stored = fittedRecord(checked, facts.limits.maxStateTokens, {
+    const fitted = fittedRecord(checked, facts.limits.maxStateTokens, {
       stateTokens: (state) => this.assembly.stateTokens(state),
       fitTo: (state, maxTokens) => fitState(state, maxTokens, this.meter, this.acknowledgement),
     });
-    return { found, stored, refitted: stored !== checked };
+    return { found, stored: checked, fitted };
   }
 
   /**

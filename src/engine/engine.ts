@@ -1,6 +1,5 @@
 import type { CallFacts } from '../call/call-facts.js';
 import type { CompressionPoint } from '../call/compression-point.js';
-import { startingPoint } from '../call/compression-point.js';
 import type { Projection } from '../call/projection.js';
 import { announces } from '../call/stage.js';
 import type { MessageMeter } from '../counting/message-meter.js';
@@ -9,6 +8,7 @@ import { freedUnderPressure } from '../masking/masking-stage.js';
 import type { CompressionOptions } from '../options/options.js';
 import type { CallReport } from '../reports/events.js';
 import { withRejection } from './call-report.js';
+import { startOf } from './call-start.js';
 import type { CompressInput, CompressOutput } from './compress-call.js';
 import { type Decided, decide } from './decide.js';
 import { type EngineParts, engineParts } from './engine-parts.js';
@@ -97,14 +97,13 @@ export class CompressionEngine {
     await this.meter.counter.load?.();
     const facts = reader.read(pairedInput(input, listeners.onError, memory.pairings));
     this.parts.ahead?.paced(facts);
-    const { found, stored, refitted } = await records.load(facts);
-    const unchanged = stored || input.force ? undefined : this.parts.unchangedCalls.outputIfUnchanged(facts);
+    const loaded = await records.load(facts);
+    const { found } = loaded;
+    const unchanged = loaded.stored || input.force ? undefined : this.parts.unchangedCalls.outputIfUnchanged(facts);
     if (unchanged) return promises.sentAsItCame(facts, found, promises.promises(facts, found), unchanged);
-    const choices = await records.recallChoices(facts, stored);
+    const choices = await records.recallChoices(facts, loaded.stored);
     const checks = promises.promises(facts, found, choices);
-    const start = startingPoint(facts, stored, choices);
-    const startProjection = assembly.project(facts, start);
-    const tokensBefore = assembly.total(startProjection, start);
+    const { stored, refitted, start, startProjection, tokensBefore } = startOf(facts, loaded, choices, assembly);
     const { decided, output, edits, blocks } = promises.checked(
       facts,
       checks,

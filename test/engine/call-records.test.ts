@@ -88,7 +88,7 @@ async function saveAt(
 describe('CallRecords.load', () => {
   it('finds nothing on an empty store', async () => {
     const { records, errors } = recordsOf();
-    expect(await records.load(callFacts(HISTORY))).toEqual({ found: undefined, stored: undefined, refitted: false });
+    expect(await records.load(callFacts(HISTORY))).toEqual({ found: undefined, stored: undefined, fitted: undefined });
     expect(errors).toEqual([]);
   });
 
@@ -96,10 +96,10 @@ describe('CallRecords.load', () => {
     const parts = recordsOf();
     const earlier = callFacts(HISTORY.slice(0, 5));
     await saveAt(parts, earlier, pointAt(earlier, { coveredCount: 2, state: STATE }));
-    const { found, stored, refitted } = await parts.records.load(callFacts(HISTORY));
+    const { found, stored, fitted } = await parts.records.load(callFacts(HISTORY));
     expect(found).toMatchObject({ version: STATE_FORMAT_VERSION, through: 2, coveredCount: 2, state: STATE });
     expect(stored).toBe(found);
-    expect(refitted).toBe(false);
+    expect(fitted).toBe(stored);
   });
 
   it('finds nothing for a history whose messages differ before the fold point', async () => {
@@ -110,18 +110,18 @@ describe('CallRecords.load', () => {
     expect((await parts.records.load(edited)).found).toBeUndefined();
   });
 
-  it('gives back a stored state larger than the call’s cap fitted to it, marked refitted', async () => {
+  it('gives back a stored state larger than the call’s cap as stored and fitted to it', async () => {
     const parts = recordsOf();
     const earlier = callFacts(HISTORY.slice(0, 5));
     await saveAt(parts, earlier, pointAt(earlier, { coveredCount: 2, state: LARGE_STATE }));
     const cap = 300;
     expect(parts.assembly.stateTokens(LARGE_STATE)).toBeGreaterThan(cap);
-    const { found, stored, refitted } = await parts.records.load(cappedFacts(HISTORY, cap));
-    expect(refitted).toBe(true);
+    const { found, stored, fitted } = await parts.records.load(cappedFacts(HISTORY, cap));
     expect(found?.state).toEqual(LARGE_STATE);
-    expect(stored?.coveredCount).toBe(2);
-    expect(stored?.state).not.toEqual(LARGE_STATE);
-    expect(parts.assembly.stateTokens(stored?.state as SessionState)).toBeLessThanOrEqual(cap);
+    expect(stored?.state).toEqual(LARGE_STATE);
+    expect(fitted?.coveredCount).toBe(2);
+    expect(fitted?.state).not.toEqual(LARGE_STATE);
+    expect(parts.assembly.stateTokens(fitted?.state as SessionState)).toBeLessThanOrEqual(cap);
   });
 
   it('reports a stored record whose fold point would part a tool call from its result, and uses none', async () => {
@@ -141,10 +141,10 @@ describe('CallRecords.load', () => {
         masked: [],
       },
     });
-    const { found, stored, refitted } = await parts.records.load(facts);
+    const { found, stored, fitted } = await parts.records.load(facts);
     expect(found?.coveredCount).toBe(2);
     expect(stored).toBeUndefined();
-    expect(refitted).toBe(false);
+    expect(fitted).toBe(stored);
     expect(parts.errors).toHaveLength(1);
     expect(parts.errors[0]?.fallback).toBe('without-store');
     expect(StoreError.isInstance(parts.errors[0]?.error)).toBe(true);
@@ -199,19 +199,19 @@ describe('CallRecords.save', () => {
     await saveAt(parts, earlier, pointAt(earlier, { coveredCount: 2, state: LARGE_STATE }));
     const facts = cappedFacts(HISTORY, 300);
     const loaded = await parts.records.load(facts);
-    expect(loaded.refitted).toBe(true);
-    const start = startingPoint(facts, loaded.stored);
+    expect(loaded.fitted).not.toBe(loaded.stored);
+    const start = startingPoint(facts, loaded.fitted);
     await parts.records.save(facts, {
       start,
       decided: decidedAt(parts, facts, start, { stateRefitted: true }),
       found: loaded.found,
-      stored: loaded.stored,
+      stored: loaded.fitted,
       sent: [],
       blocks: new Set(),
     });
     const again = await parts.records.load(facts);
-    expect(again.refitted).toBe(false);
-    expect(again.found?.state).toEqual(loaded.stored?.state);
+    expect(again.fitted).toBe(again.stored);
+    expect(again.found?.state).toEqual(loaded.fitted?.state);
   });
 
   it('keeps a drop a failed summary forced apart, as the record’s provisional drop', async () => {

@@ -156,6 +156,8 @@ export class ConversationChecker<P> {
   /** What the checked prompts exercised: states, recall blocks, events by kind, errors by name. */
   readonly coverage = new Map<string, number>();
   private systemJson: string | undefined;
+  /** The session states sent so far (their text): one sent before may stay over a cap that moved. */
+  private readonly statesSent = new Set<string>();
   private previous: { caller: string[]; sent: string[]; blocks: Set<string>; forced: boolean } | undefined;
   /** Every call checked so far: the caller's messages and the prompt sent, as JSON. */
   private readonly calls: { caller: string[]; sent: string[] }[] = [];
@@ -285,7 +287,11 @@ export class ConversationChecker<P> {
         add('markup-forgeable', `a state with ${occurrences(text, '</session_state>')} closing tags`);
       const tokens = this.meter.countText(text);
       const cap = Math.floor(this.kept(STATE_SHARE));
-      if (tokens > cap) add('state-over-cap', `state of ${tokens} tokens, cap ${cap} (budget ${this.budget})`);
+      // a stored state sent before as it is may stay over a cap that moved with the calibration (it is cut only when
+      // the prompt needs it); a state new in this prompt keeps to its cap
+      if (tokens > cap && !this.statesSent.has(text))
+        add('state-over-cap', `state of ${tokens} tokens, cap ${cap} (budget ${this.budget})`);
+      this.statesSent.add(text);
     }
     for (const recall of freshUsers.filter((message) => firstText(message).startsWith('<recalled_messages>\n'))) {
       const text = firstText(recall);
