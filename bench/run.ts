@@ -22,6 +22,8 @@
  * 10. Summaries ahead of time: a 60-step agent loop per fixture source with a 1.5 s summarizer, with and without
  *    `summarizeAhead`: the steps that waited for a summary, the tokens sent and their cache-priced cost, the summaries made
  *    (bench/summaries-ahead.ts).
+ * 11. The cadence of compressions in a code review as a new user runs it, at 8k, 16k and 128k: compressions, calls
+ *    between them, refits, the first message's constraint in every prompt (bench/code-review.ts).
  */
 import { resolve } from 'node:path';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
@@ -34,6 +36,7 @@ import { rebuilt } from './agent-history.js';
 import { genericAgentRuns } from './agents/generic-agent.js';
 import { perSource } from './agents/per-source.js';
 import { slidingWindowMasking } from './baselines/sliding-window-masking.js';
+import { codeReviewSection } from './code-review.js';
 import { firstCalls } from './first-calls.js';
 import { manyConversations } from './many-conversations.js';
 import { neededLater } from './needed-later.js';
@@ -310,3 +313,4 @@ if (runs('7')) await manyConversationsSection();
 if (runs('8')) await firstCalls();
 if (runs('9')) await providerDisagrees();
 if (runs('10')) await summariesAheadSection();
+if (runs('11')) await codeReviewSection();
