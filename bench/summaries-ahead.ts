@@ -7,10 +7,13 @@
  */
 import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { contextCompression, extractiveSummarizer, type Summarizer } from '../adapters/ai-sdk/index.js';
 import { CACHE_READ_PRICE, CACHE_WRITE_PRICE, measurePrompt } from '../examples/lib/replay.js';
 import type { SessionFile } from '../examples/lib/session-file.js';
 import { commonPrefixTokens } from '../src/counting/prefix-tracker.js';
+import { DEFAULT_SUMMARIZER_INSTRUCTIONS, DEFAULT_SUMMARIZER_PROMPT } from '../src/options/prompts.js';
+import { renderSummarizerPrompt } from '../src/summarizers/render-transcript.js';
 import { agentHistory, rebuilt, sessionPrompts } from './agent-history.js';
 
 const STEPS = 60;
@@ -19,6 +22,10 @@ const SUMMARY_MS = 1_500;
 const MODEL_MS = 1_000;
 /** A step that took longer than this waited for a summary (a step takes milliseconds otherwise). */
 const WAITED_MS = 250;
+
+/** A summarizer's output token, in input-token units (Claude Sonnet and GPT-4o price output at 4-5x their input). */
+const OUTPUT_PRICE = 5;
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const model = new MockLanguageModelV4({ modelId: 'bench-model' });
@@ -31,17 +38,41 @@ interface LoopResult {
   readonly summaries: number;
   readonly folds: number;
   readonly ahead: number;
+  /**
+   * What the summaries cost, as a model summarizer's separate requests would: their prompts (instructions, the
+   * previous state, the folded messages) as o200k tokens at 1x, and the states they wrote at `OUTPUT_PRICE`.
+   */
+  readonly summarizerCost: number;
 }
 
-/** A summarizer as slow as a model: the offline one, answering after `SUMMARY_MS`. */
-function slowSummarizer(counted: { calls: number }): Summarizer {
+/** A summarizer's calls and their tokens, as its provider would count them. */
+interface Counted {
+  calls: number;
+  input: number;
+  output: number;
+}
+
+/**
+ * A summarizer as slow as a model: the offline one, answering after `SUMMARY_MS`, counting its request and answer as a
+ * model's provider would (o200k) and reporting them as a model summarizer does.
+ */
+function slowSummarizer(counted: Counted): Summarizer {
   const offline = extractiveSummarizer();
   return {
     name: 'slow-model',
     summarize: async (input) => {
       counted.calls++;
       await sleep(SUMMARY_MS);
-      return offline.summarize(input);
+      const state = await offline.summarize(input);
+      const request = `${DEFAULT_SUMMARIZER_INSTRUCTIONS}\n${renderSummarizerPrompt(DEFAULT_SUMMARIZER_PROMPT, input)}`;
+      const usage = {
+        inputTokens: countTokens(request, PLAIN_TEXT),
+        outputTokens: countTokens(JSON.stringify(state), PLAIN_TEXT),
+      };
+      counted.input += usage.inputTokens;
+      counted.output += usage.outputTokens;
+      input.reportUsage?.({ ...usage, model: 'slow-model' });
+      return state;
     },
   };
 }
@@ -56,7 +87,7 @@ function stepPrompts(history: LanguageModelV4Prompt): LanguageModelV4Prompt[] {
 }
 
 async function runLoop(prompts: readonly LanguageModelV4Prompt[], ahead: boolean): Promise<LoopResult> {
-  const counted = { calls: 0 };
+  const counted: Counted = { calls: 0, input: 0, output: 0 };
   let sentTokens = 0;
   let folds = 0;
   let aheadFolds = 0;
@@ -89,7 +120,15 @@ async function runLoop(prompts: readonly LanguageModelV4Prompt[], ahead: boolean
   }
   // a summary still running in the background is counted with the loop
   await sleep(SUMMARY_MS + 100);
-  return { waits, sentTokens, cost: Math.round(cost), summaries: counted.calls, folds, ahead: aheadFolds };
+  return {
+    waits,
+    sentTokens,
+    cost: Math.round(cost),
+    summaries: counted.calls,
+    folds,
+    ahead: aheadFolds,
+    summarizerCost: counted.input + counted.output * OUTPUT_PRICE,
+  };
 }
 
 const format = (value: number) => value.toLocaleString('en-US');
@@ -98,7 +137,7 @@ function row(source: string, mode: string, result: LoopResult): string {
   const waited = result.waits.filter((ms) => ms > WAITED_MS);
   const total = waited.reduce((sum, ms) => sum + ms, 0);
   const median = [...result.waits].sort((a, b) => a - b)[Math.floor(result.waits.length / 2)] ?? 0;
-  return `   ${source.padEnd(16)} ${mode.padEnd(8)} ${`${waited.length} / ${result.waits.length}`.padStart(8)} ${`${(total / 1000).toFixed(1)} s`.padStart(9)} ${`${median.toFixed(1)} ms`.padStart(10)} ${format(result.sentTokens).padStart(12)} ${format(result.cost).padStart(12)} ${String(result.summaries).padStart(9)} ${String(result.folds).padStart(6)} ${String(result.ahead).padStart(6)}`;
+  return `   ${source.padEnd(16)} ${mode.padEnd(8)} ${`${waited.length} / ${result.waits.length}`.padStart(8)} ${`${(total / 1000).toFixed(1)} s`.padStart(9)} ${`${median.toFixed(1)} ms`.padStart(10)} ${format(result.sentTokens).padStart(12)} ${format(result.cost).padStart(12)} ${format(result.summarizerCost).padStart(11)} ${format(result.cost + result.summarizerCost).padStart(12)} ${String(result.summaries).padStart(9)} ${String(result.folds).padStart(6)} ${String(result.ahead).padStart(6)}`;
 }
 
 export async function summariesAhead(sessions: readonly SessionFile[]): Promise<void> {
@@ -107,10 +146,10 @@ export async function summariesAhead(sessions: readonly SessionFile[]): Promise<
     `\n10. Summaries ahead of time: a ${STEPS}-step loop per fixture source (its runs in turn), ${WINDOW / 1000}k window, the model answering in ${MODEL_MS / 1000} s, a summarizer taking ${SUMMARY_MS / 1000} s`,
   );
   console.log(
-    `   a step waits when the middleware took over ${WAITED_MS} ms; sent = prompt tokens of all steps; cache-priced: each step's prefix shared with the step before read at ${CACHE_READ_PRICE}x, the rest written at ${CACHE_WRITE_PRICE}x; folds (ahead: with the summary made ahead of time)`,
+    `   a step waits when the middleware took over ${WAITED_MS} ms; sent = prompt tokens of all steps; cache-priced: each step's prefix shared with the step before read at ${CACHE_READ_PRICE}x, the rest written at ${CACHE_WRITE_PRICE}x; summarizer: its requests as a model's (o200k) at 1x, its output at ${OUTPUT_PRICE}x; total: both; folds (ahead: with the summary made ahead of time)`,
   );
   console.log(
-    `   ${'source'.padEnd(16)} ${'ahead'.padEnd(8)} ${'waited'.padStart(8)} ${'waiting'.padStart(9)} ${'median'.padStart(10)} ${'sent'.padStart(12)} ${'cache-priced'.padStart(12)} ${'summaries'.padStart(9)} ${'folds'.padStart(6)} ${'ahead'.padStart(6)}`,
+    `   ${'source'.padEnd(16)} ${'ahead'.padEnd(8)} ${'waited'.padStart(8)} ${'waiting'.padStart(9)} ${'median'.padStart(10)} ${'sent'.padStart(12)} ${'cache-priced'.padStart(12)} ${'summarizer'.padStart(11)} ${'total'.padStart(12)} ${'summaries'.padStart(9)} ${'folds'.padStart(6)} ${'ahead'.padStart(6)}`,
   );
   // a warm process: the tokenizer loaded before the loops start
   await contextCompression({ contextWindow: WINDOW }).transformParams?.({
