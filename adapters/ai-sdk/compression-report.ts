@@ -1,6 +1,6 @@
 import type { LanguageModelV4Usage } from '@ai-sdk/provider';
 import type { CompressionReport, ProviderUsage } from '../../src/reports/compression-report.js';
-import { REPORT_KEY, reportIn } from '../../src/reports/read-report.js';
+import { METADATA_KEY, reportIn } from '../../src/reports/read-report.js';
 
 /** Anything that carries a call's `providerMetadata`: a result, a step, a stream's finish part or event. */
 type WithMetadata = { readonly providerMetadata?: unknown };
@@ -25,7 +25,7 @@ export function compressionReport(
   source: WithMetadata | WithPendingMetadata | Record<string, unknown> | undefined,
 ): CompressionReport | undefined | Promise<CompressionReport | undefined> {
   if (typeof source !== 'object' || source === null) return undefined;
-  if (REPORT_KEY in source) return reportIn(source);
+  if (METADATA_KEY in source) return reportIn(source);
   const metadata = (source as WithMetadata).providerMetadata;
   if (isPromiseLike(metadata)) return Promise.resolve(metadata).then(reportIn);
   return reportIn(metadata);

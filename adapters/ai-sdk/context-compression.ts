@@ -180,7 +180,7 @@ function withReport(
   usage: LanguageModelV4Usage | undefined,
 ): SharedV4ProviderMetadata {
   const report = withProviderUsage(callMetadata(sent.output.report), providerUsageOf(usage));
-  return { ...metadata, [METADATA_KEY]: report as unknown as SharedV4ProviderMetadata[string] };
+  return { ...metadata, [METADATA_KEY]: report };
 }
 
 /** The prompt with cache breakpoints for providers that cache at them, or undefined for the others. */

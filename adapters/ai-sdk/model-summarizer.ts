@@ -63,7 +63,7 @@ export function modelSummarizer(
       });
       reportUsage?.({
         inputTokens: result.usage.inputTokens,
-        cachedInputTokens: result.usage.inputTokenDetails?.cacheReadTokens,
+        cacheReadTokens: result.usage.inputTokenDetails?.cacheReadTokens,
         cacheWriteTokens: result.usage.inputTokenDetails?.cacheWriteTokens,
         outputTokens: result.usage.outputTokens,
         model: result.response?.modelId ?? modelName,

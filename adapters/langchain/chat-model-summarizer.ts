@@ -2,7 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { lookupContextWindow } from '../../src/options/context-windows.js';
 import { DEFAULT_SUMMARIZER_INSTRUCTIONS, DEFAULT_SUMMARIZER_PROMPT } from '../../src/options/prompts.js';
-import type { SummarizerUsage } from '../../src/reports/summarizer-usage.js';
+import type { SummarizerUsage } from '../../src/reports/usage.js';
 import {
   type SessionState,
   SessionStateSchema,
@@ -11,7 +11,8 @@ import {
 import { fixedSummarizerPrompt, renderSummarizerPrompt } from '../../src/summarizers/render-transcript.js';
 import type { Summarizer } from '../../src/summarizers/summarizer.js';
 import { CALL_OPTIONS_KEY } from './call-options.js';
-import { modelInfo, reportedInputTokens } from './model-info.js';
+import { providerUsageOf } from './compression-report.js';
+import { modelInfo } from './model-info.js';
 
 /** Options of a summarizer backed by a LangChain chat model. */
 export interface ChatModelSummarizerOptions {
@@ -72,16 +73,7 @@ export function chatModelSummarizer(
 
 /** What a summarizer call's answer reported of its tokens (`usage_metadata`), and the model that answered. */
 function usageOf(raw: BaseMessage | undefined, modelId: string): SummarizerUsage {
-  const usage = (raw as { usage_metadata?: { output_tokens?: number; input_token_details?: Record<string, number> } })
-    ?.usage_metadata;
-  const model = (raw?.response_metadata as { model_name?: unknown; model?: unknown } | undefined) ?? {};
-  const name =
-    typeof model.model_name === 'string' ? model.model_name : typeof model.model === 'string' ? model.model : modelId;
-  return {
-    inputTokens: reportedInputTokens(raw),
-    cachedInputTokens: usage?.input_token_details?.cache_read,
-    cacheWriteTokens: usage?.input_token_details?.cache_creation,
-    outputTokens: usage?.output_tokens,
-    model: name,
-  };
+  const named = (raw?.response_metadata ?? {}) as { model_name?: unknown; model?: unknown };
+  const model = [named.model_name, named.model].find((name) => typeof name === 'string') as string | undefined;
+  return { ...providerUsageOf(raw), model: model ?? modelId };
 }

@@ -1,6 +1,6 @@
 import type { BrokenPromise, SummarizerError } from '../errors.js';
 import type { CompressionDecision } from '../reports/decisions.js';
-import { addSummarizerUsage, type SummarizerUsage } from '../reports/summarizer-usage.js';
+import { addSummarizerUsage, type SummarizerUsage } from '../reports/usage.js';
 import type { CompressionPoint } from './compression-point.js';
 import type { Projection } from './projection.js';
 

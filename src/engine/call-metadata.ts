@@ -1,9 +1,10 @@
 import type { CompressionReport, ProviderUsage } from '../reports/compression-report.js';
 import type { CallReport, CompressEvent, CompressionChange } from '../reports/events.js';
+import { cleanUsage } from '../reports/usage.js';
 
 export type { CompressionMetadata, CompressionReport, ProviderUsage } from '../reports/compression-report.js';
 
-export { REPORT_KEY as METADATA_KEY } from '../reports/read-report.js';
+export { METADATA_KEY } from '../reports/read-report.js';
 
 /**
  * A call's report as `CompressionReport`. Its token figures are read from the report when first read: a call sent
@@ -45,10 +46,8 @@ function changeOf({ decisions: _decisions, ...change }: CompressEvent): Compress
 
 /** The report with the provider's usage of the call, when it reported any. */
 export function withProviderUsage(report: CompressionReport, usage: ProviderUsage | undefined): CompressionReport {
-  const known = Object.fromEntries(
-    Object.entries(usage ?? {}).filter(([, value]) => typeof value === 'number' && Number.isFinite(value)),
-  ) as ProviderUsage;
-  if (Object.keys(known).length === 0) return report;
+  const known = usage && cleanUsage(usage);
+  if (!known) return report;
   // the token figures stay read when read (see `callMetadata`)
   return Object.defineProperties(
     {},

@@ -54,11 +54,22 @@ export class CallRecords {
     });
     // a record found covers less than this history (see `StateRecords.find`)
     const checked = found && checkedRecord(found, facts, this.onError);
-    const fitted = fittedRecord(checked, facts.limits.maxStateTokens, {
-      stateTokens: (state) => this.assembly.stateTokens(state),
-      fitTo: (state, maxTokens) => fitState(state, maxTokens, this.meter, this.acknowledgement),
-    });
-    return { found, stored: checked, fitted };
+    // fitted when first read: a call sends a stored state over its cap as it is unless the prompt needs the cut, so
+    // most calls never fit it (a state over a cap that moved stays so for many calls)
+    let fitted: { record: StateRecord | undefined } | undefined;
+    const fitRecord = () =>
+      fittedRecord(checked, facts.limits.maxStateTokens, {
+        stateTokens: (state) => this.assembly.stateTokens(state),
+        fitTo: (state, maxTokens) => fitState(state, maxTokens, this.meter, this.acknowledgement),
+      });
+    return {
+      found,
+      stored: checked,
+      get fitted() {
+        fitted ??= { record: fitRecord() };
+        return fitted.record;
+      },
+    };
   }
 
   /**

@@ -24,16 +24,17 @@ export interface CallStart {
  */
 export function startOf(
   facts: CallFacts,
-  { stored, fitted }: Pick<LoadedRecord, 'stored' | 'fitted'>,
+  loaded: Pick<LoadedRecord, 'stored' | 'fitted'>,
   choices: ReadonlyMap<number, readonly string[]>,
   assembly: Pick<PromptAssembly, 'project' | 'total'>,
 ): CallStart {
+  const { stored } = loaded;
   const start = startingPoint(facts, stored, choices);
   const startProjection = assembly.project(facts, start);
   const tokensBefore = assembly.total(startProjection, start);
-  if (fitted === stored || tokensBefore <= facts.limits.hardLimit) {
-    return { stored, refitted: false, start, startProjection, tokensBefore };
-  }
+  // the fitted record is made only for a prompt over the hard limit
+  const fitted = tokensBefore > facts.limits.hardLimit ? loaded.fitted : stored;
+  if (fitted === stored) return { stored, refitted: false, start, startProjection, tokensBefore };
   const cut = startingPoint(facts, fitted, choices);
   return { stored: fitted, refitted: true, start: cut, startProjection: assembly.project(facts, cut), tokensBefore };
 }

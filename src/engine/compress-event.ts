@@ -1,7 +1,7 @@
 import type { BudgetLimits } from '../options/budget.js';
 import type { CompressionDecision } from '../reports/decisions.js';
 import type { CompressEvent } from '../reports/events.js';
-import type { SummarizerUsage } from '../reports/summarizer-usage.js';
+import type { SummarizerUsage } from '../reports/usage.js';
 
 /** What one call changed, as the engine tallies it while it applies the plans. */
 export interface CallOutcome {

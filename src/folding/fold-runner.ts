@@ -17,7 +17,7 @@ import {
 } from '../persistence/fold-lease.js';
 import type { StateStore } from '../persistence/state-store.js';
 import type { SummarizerRetries } from '../persistence/summarizer-retries.js';
-import type { SummarizerUsage } from '../reports/summarizer-usage.js';
+import type { SummarizerUsage } from '../reports/usage.js';
 import { fitState } from '../session-state/fit-state.js';
 import { nextToolCalls, withoutEngineFields } from '../session-state/folded-calls.js';
 import { mergeSimilarQuotes, verifySalience } from '../session-state/salience.js';

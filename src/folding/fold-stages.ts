@@ -1,7 +1,7 @@
 import type { CompressionPoint } from '../call/compression-point.js';
 import type { StageContext, StagePlan } from '../call/stage.js';
 import type { CompressionDecision } from '../reports/decisions.js';
-import { addSummarizerUsage } from '../reports/summarizer-usage.js';
+import { addSummarizerUsage } from '../reports/usage.js';
 import { EMPTY_SESSION_STATE } from '../session-state/session-state.js';
 import type { DecideStage, StageCall } from '../stages/decide-call.js';
 import { backOff, type Effects, findAhead, summarize, summarizeAhead, waits } from '../stages/effects.js';

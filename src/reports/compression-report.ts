@@ -1,18 +1,7 @@
 import type { CompressionChange } from './events.js';
+import type { ProviderUsage } from './usage.js';
 
-/**
- * What the provider said of a call in its usage, beside our own figures: its count of the prompt, what its prompt
- * cache read and wrote, and the answer's tokens. Each field is there when the provider reported it.
- */
-export type ProviderUsage = {
-  /** The prompt's tokens, cache reads and writes included. */
-  inputTokens?: number;
-  /** Prompt tokens read from the provider's cache (Anthropic's `cache_read_input_tokens`, OpenAI's `cached_tokens`). */
-  cacheReadTokens?: number;
-  /** Prompt tokens written to the provider's cache (Anthropic's `cache_creation_input_tokens`). */
-  cacheWriteTokens?: number;
-  outputTokens?: number;
-};
+export type { ProviderUsage } from './usage.js';
 
 /**
  * What one call did: the report `onCall` hears and the adapters put where a framework already shows a call's details

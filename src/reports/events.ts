@@ -1,6 +1,6 @@
 import type { ContextCompressionError, ProviderOverflowError } from '../errors.js';
 import type { CompressionDecision, TriggerName } from './decisions.js';
-import type { SummarizerUsage } from './summarizer-usage.js';
+import type { SummarizerUsage } from './usage.js';
 
 /**
  * What a call changed in what the model sees: it folded or dropped messages, or shortened a tool result that the

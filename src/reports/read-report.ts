@@ -1,7 +1,7 @@
 import type { CompressionReport } from './compression-report.js';
 
 /** The key under which the adapters put a call's report in the framework's own metadata. */
-export const REPORT_KEY = 'context-compression';
+export const METADATA_KEY = 'context-compression';
 
 /**
  * The report under `context-compression` of a framework's metadata record, when it holds one of this package's:
@@ -9,7 +9,7 @@ export const REPORT_KEY = 'context-compression';
  */
 export function reportIn(metadata: unknown): CompressionReport | undefined {
   if (typeof metadata !== 'object' || metadata === null) return undefined;
-  const report = (metadata as Record<string, unknown>)[REPORT_KEY] as Record<string, unknown> | undefined;
+  const report = (metadata as Record<string, unknown>)[METADATA_KEY] as Record<string, unknown> | undefined;
   const looksRight =
     typeof report === 'object' &&
     report !== null &&

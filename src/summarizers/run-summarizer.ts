@@ -1,6 +1,6 @@
 import { withTimeout } from '../counting/with-timeout.js';
 import { SummarizerError } from '../errors.js';
-import type { SummarizerUsage } from '../reports/summarizer-usage.js';
+import type { SummarizerUsage } from '../reports/usage.js';
 import { type SessionState, SessionStateSchema } from '../session-state/session-state.js';
 import { copyMessages } from '../transcript/copy-messages.js';
 import type { Message } from '../transcript/transcript.js';

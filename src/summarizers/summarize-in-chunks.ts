@@ -1,6 +1,6 @@
 import type { MessageMeter } from '../counting/message-meter.js';
 import { type ProviderOverflowError, SummarizerError } from '../errors.js';
-import { addSummarizerUsage, type SummarizerUsage } from '../reports/summarizer-usage.js';
+import { addSummarizerUsage, type SummarizerUsage } from '../reports/usage.js';
 import { withoutEngineFields } from '../session-state/folded-calls.js';
 import type { SessionState } from '../session-state/session-state.js';
 import type { Message } from '../transcript/transcript.js';

@@ -1,4 +1,4 @@
-import type { SummarizerUsage } from '../reports/summarizer-usage.js';
+import type { SummarizerUsage } from '../reports/usage.js';
 import type { SessionState } from '../session-state/session-state.js';
 import type { Message } from '../transcript/transcript.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { approximateCounter } from '../../src/counting/token-counter.js';
 import { CompressionEngine } from '../../src/engine/engine.js';
 import type { CompressEvent } from '../../src/reports/events.js';
-import { addSummarizerUsage } from '../../src/reports/summarizer-usage.js';
+import { addSummarizerUsage } from '../../src/reports/usage.js';
 import type { SummarizeInput } from '../../src/summarizers/summarizer.js';
 import { chat, SYSTEM, text } from '../helpers/fixtures.js';
 
@@ -16,7 +16,7 @@ describe("a summarizer's usage in the report", () => {
         calls++;
         reportUsage?.({
           inputTokens: 100 * messages.length,
-          cachedInputTokens: 10,
+          cacheReadTokens: 10,
           outputTokens: 7,
           model: model(calls),
         });
@@ -44,7 +44,7 @@ describe("a summarizer's usage in the report", () => {
     expect(fold?.summarizerCalls).toBe(1);
     expect(fold?.summarizerUsage).toEqual({
       inputTokens: 100 * (fold?.messagesFolded ?? 0),
-      cachedInputTokens: 10,
+      cacheReadTokens: 10,
       outputTokens: 7,
       model: 'small-model',
     });
@@ -60,7 +60,7 @@ describe("a summarizer's usage in the report", () => {
     const fold = events.find((event) => event.summarizerCalls > 1);
     const calls = fold?.summarizerCalls ?? 0;
     expect(calls).toBeGreaterThan(1);
-    expect(fold?.summarizerUsage?.cachedInputTokens).toBe(10 * calls);
+    expect(fold?.summarizerUsage?.cacheReadTokens).toBe(10 * calls);
     expect(fold?.summarizerUsage?.outputTokens).toBe(7 * calls);
     expect(fold?.summarizerUsage?.model).toBe('model-a, model-b');
   });

@@ -370,7 +370,7 @@ describe("a summarizer's rejections", () => {
       expect(folded).toHaveLength(1);
       const usage = {
         inputTokens: calls.reduce((sum, request) => sum + request.inputTokens, 0),
-        cachedInputTokens: 0,
+        cacheReadTokens: 0,
         model: 'gpt-4o',
       };
       expect(folded[0]?.change?.summarizerUsage).toMatchObject(usage);

@@ -1,18 +1,27 @@
 /**
- * What a model summarizer's provider reported of its calls for one fold, summed over them (a fold in chunks makes
- * several): the tokens it read, of them those read from its prompt cache and those written to it, and the tokens it
- * wrote, with the model that answered. A field is there when a call reported it.
+ * What the provider said of a call in its usage, beside our own figures: its count of the prompt, what its prompt
+ * cache read and wrote, and the answer's tokens. Each field is there when the provider reported it.
  */
-export type SummarizerUsage = {
-  readonly inputTokens?: number;
-  readonly cachedInputTokens?: number;
-  readonly cacheWriteTokens?: number;
-  readonly outputTokens?: number;
+export type ProviderUsage = {
+  /** The prompt's tokens, cache reads and writes included. */
+  inputTokens?: number;
+  /** Prompt tokens read from the provider's cache (Anthropic's `cache_read_input_tokens`, OpenAI's `cached_tokens`). */
+  cacheReadTokens?: number;
+  /** Prompt tokens written to the provider's cache (Anthropic's `cache_creation_input_tokens`). */
+  cacheWriteTokens?: number;
+  outputTokens?: number;
+};
+
+/**
+ * What a model summarizer's provider reported of its calls for one fold, summed over them (a fold in chunks makes
+ * several), with the model that answered.
+ */
+export type SummarizerUsage = ProviderUsage & {
   /** The model (or models, joined by `, `) that answered. */
   readonly model?: string;
 };
 
-const FIELDS = ['inputTokens', 'cachedInputTokens', 'cacheWriteTokens', 'outputTokens'] as const;
+const FIELDS = ['inputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'outputTokens'] as const;
 
 /** Two usages summed; undefined when neither is there. Only finite numbers count. */
 export function addSummarizerUsage(
