@@ -71,7 +71,10 @@ function readings(steps: number, tokens: number): Map<string, string> {
 
 const promptText = (prompt: LanguageModelV4Prompt) => JSON.stringify(prompt);
 
-/** The provider's count of a prompt: its texts, tool inputs and results, 15% over o200k, and 4 a message. */
+/**
+ * The provider's count of a prompt: its texts, tool inputs and results (a text result as its text, as providers
+ * tokenize it), 15% over o200k, and 4 a message.
+ */
 function providerCount(prompt: LanguageModelV4Prompt): number {
   const texts = prompt.flatMap((message) =>
     typeof message.content === 'string'
@@ -82,7 +85,9 @@ function providerCount(prompt: LanguageModelV4Prompt): number {
             : part.type === 'tool-call'
               ? JSON.stringify(part.input)
               : part.type === 'tool-result'
-                ? JSON.stringify(part.output)
+                ? part.output.type === 'text'
+                  ? part.output.value
+                  : JSON.stringify(part.output)
                 : '',
         ),
   );

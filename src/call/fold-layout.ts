@@ -14,6 +14,8 @@ export class FoldLayout {
   /** Valid fold points, ascending; never 0, never past the last message. */
   readonly cuts: readonly number[];
   private readonly suffix: number[];
+  /** `suffix` without the recall blocks. */
+  private readonly messageSuffix: number[];
   private readonly lastUserBefore: number[];
 
   constructor(
@@ -28,8 +30,10 @@ export class FoldLayout {
     this.points = points;
     this.cuts = points.list;
     this.suffix = new Array<number>(messages.length + 1).fill(0);
+    this.messageSuffix = new Array<number>(messages.length + 1).fill(0);
     for (let index = messages.length - 1; index >= 0; index--) {
       this.suffix[index] = (this.suffix[index + 1] as number) + (tokens[index] as number) + (before.get(index) ?? 0);
+      this.messageSuffix[index] = (this.messageSuffix[index + 1] as number) + (tokens[index] as number);
     }
     this.lastUserBefore = new Array<number>(messages.length + 1).fill(-1);
     for (let index = 1; index <= messages.length; index++) {
@@ -65,14 +69,16 @@ export class FoldLayout {
   /**
    * Tokens a model call added to the history lately: the median, over the last `calls` spans from one assistant
    * message to the next, of the tokens in the span (an agent step and its results, or a turn of a chat). 0 when the
-   * history holds fewer than two assistant messages. `largest`: the largest of those spans instead.
+   * history holds fewer than two assistant messages. `largest`: the largest of those spans instead. `messagesOnly`:
+   * the messages' own tokens, without the recall blocks sent with them.
    */
-  growthPerCall(calls = 5, largest = false): number {
+  growthPerCall(calls = 5, largest = false, messagesOnly = false): number {
+    const suffix = messagesOnly ? this.messageSuffix : this.suffix;
     const spans: number[] = [];
     let next = -1;
     for (let index = this.messages.length - 1; index >= 0 && spans.length < calls; index--) {
       if (this.messages[index]?.role !== 'assistant') continue;
-      if (next >= 0) spans.push((this.suffix[index] as number) - (this.suffix[next] as number));
+      if (next >= 0) spans.push((suffix[index] as number) - (suffix[next] as number));
       next = index;
     }
     if (spans.length === 0) return 0;

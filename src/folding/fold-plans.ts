@@ -1,8 +1,10 @@
 import type { CallFacts } from '../call/call-facts.js';
 import type { CompressionPoint } from '../call/compression-point.js';
+import type { FoldLayout } from '../call/fold-layout.js';
 import type { Projection } from '../call/projection.js';
 import type { MessageMeter } from '../counting/message-meter.js';
 import { applyResultEdits, resultEdits } from '../masking/observation-masking.js';
+import { type BudgetLimits, STATE_SHARE_OF_BUDGET } from '../options/budget.js';
 import type { CompressionDecision } from '../reports/decisions.js';
 import type { SessionState } from '../session-state/session-state.js';
 import type { ResultInUse } from '../signals/results-in-use.js';
@@ -14,6 +16,8 @@ import { type Boundary, findBoundaries, type SemanticTriggerSettings } from './s
 export interface FoldPlan {
   readonly cut: number;
   readonly decision: CompressionDecision;
+  /** The most tokens the state the fold makes may take (see `foldStateCap`). */
+  readonly stateCap: number;
 }
 
 /** Room left for the state to grow by a fold: 15% of what is folded, at most 10% of the budget. */
@@ -23,6 +27,26 @@ function stateGrowth(budget: number, foldedTokens: number): number {
 
 /** Calls of the loop's recent growth a budget fold leaves room for below the threshold, so folds come in batches. */
 export const ROOM_FOR_CALLS = 4;
+
+/** Smallest share of the budget a fold's state is fitted to when the loop's calls are large against the window. */
+export const STATE_FLOOR_SHARE = 0.05;
+
+/**
+ * The cap of the state a fold makes. The state's full share of the budget (`maxStateTokens`) when what the fold
+ * leaves (system prompt and tools, the state, the latest step) has room for `ROOM_FOR_CALLS` calls growing as the
+ * last ones did below the threshold; less when it has not, down to `STATE_FLOOR_SHARE` of the budget: in a loop whose
+ * steps are large against the window (a read of 15% of it), a full state would leave room for one more call and the
+ * next fold would come a call or two later, each fold a rewrite of the cached prefix. A chat's turns are small: its
+ * state keeps the full share (the recall blocks sent with its questions are not counted as growth).
+ */
+export function foldStateCap(limits: BudgetLimits, layout: FoldLayout, covered: number): number {
+  const deepest = layout.cuts.at(-1) ?? covered;
+  const kept = layout.total(Math.max(covered, deepest), 0) - layout.fixedTokens;
+  // the history's own growth: a recall block is made for a question now and then, not with every call
+  const room = limits.compressAt - layout.fixedTokens - kept - ROOM_FOR_CALLS * layout.growthPerCall(5, false, true);
+  const floor = (limits.maxStateTokens * STATE_FLOOR_SHARE) / STATE_SHARE_OF_BUDGET;
+  return Math.floor(Math.min(limits.maxStateTokens, Math.max(floor, room)));
+}
 
 /**
  * The fold the budget asks for, in one cache break: at least down to `compressTo`, and deeper when the loop's recent
@@ -49,6 +73,7 @@ export function planBudgetFold({
   const { limits } = facts;
   const { layout } = projection;
   const from = point.coveredCount;
+  const stateCap = foldStateCap(limits, layout, from);
   const growth = stateGrowth(limits.budget, layout.total(from, 0));
   // deep enough that the next several calls, growing as the last ones did, stay below the threshold: a loop whose
   // steps are large would otherwise fold again every call or two, each fold a rewrite of the cached prefix
@@ -57,10 +82,17 @@ export function planBudgetFold({
     0,
     Math.min(limits.compressTo, limits.compressAt - ROOM_FOR_CALLS * layout.growthPerCall()),
   );
-  const cut = layout.chooseCut({ covered: from, stateTokens: stateTokens + growth, targetTokens, force });
+  const cut = layout.chooseCut({
+    covered: from,
+    // the state now as the fold fits it, with room to grow
+    stateTokens: Math.min(stateTokens, stateCap) + growth,
+    targetTokens,
+    force,
+  });
   if (cut === undefined) return undefined;
   return {
     cut,
+    stateCap,
     decision: {
       trigger: force ? 'forced' : 'budget',
       scope: { kind: 'messages', from, to: cut },
@@ -109,14 +141,16 @@ export function planFoldAhead({
   const from = point.coveredCount;
   const target = Math.max(0, Math.min(limits.compressTo, limits.compressAt - ROOM_FOR_CALLS * growth));
   const added = limits.compressAt + growth - tokens;
+  const stateCap = foldStateCap(limits, layout, from);
   const cut = layout.chooseCut({
     covered: from,
-    stateTokens: stateTokens + stateGrowth(limits.budget, layout.total(from, 0)),
+    stateTokens: Math.min(stateTokens, stateCap) + stateGrowth(limits.budget, layout.total(from, 0)),
     targetTokens: Math.max(0, target - added),
   });
   if (cut === undefined) return undefined;
   return {
     cut,
+    stateCap,
     decision: {
       trigger: 'budget',
       scope: { kind: 'messages', from, to: cut },
@@ -188,6 +222,7 @@ export function planSemanticFold({
       : '';
     return {
       cut: boundary.messageIndex,
+      stateCap: foldStateCap(facts.limits, layout, from),
       decision: {
         trigger: boundary.trigger,
         scope: { kind: 'messages', from, to: boundary.messageIndex },

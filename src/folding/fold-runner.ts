@@ -194,7 +194,7 @@ export class FoldRunner {
       const claims = !ahead && !this.claimed.has(folded);
       if (claims) this.claimed.add(folded);
       this.failures.delete(facts.conversationKey);
-      const fitted = fitState(state, facts.limits.maxStateTokens, this.parts.meter, this.parts.acknowledgement);
+      const fitted = fitState(state, plan.stateCap, this.parts.meter, this.parts.acknowledgement);
       return {
         point: applyFold(point, plan.cut, fitted),
         summarizerMs: performance.now() - started,

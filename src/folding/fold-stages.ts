@@ -141,6 +141,7 @@ function withSpent(plan: StagePlan | undefined, spent: StagePlan | undefined): S
 function withCut(plan: FoldPlan, point: CompressionPoint, cut: number): FoldPlan {
   const { decision } = plan;
   return {
+    ...plan,
     cut,
     decision: {
       ...decision,

@@ -137,7 +137,8 @@ export class FoldsAhead {
     const ahead = { ...foldAhead(facts, point, cut), readyAt: this.readyAt(facts), ...(replaces && { replaces }) };
     this.pending.set(facts.conversationKey, ahead);
     await this.store.save(facts.scope, facts.conversationKey, ahead);
-    this.start(facts, point, { cut, decision: AHEAD_DECISION });
+    // the state is fitted to the cap of the call that uses the fold
+    this.start(facts, point, { cut, decision: AHEAD_DECISION, stateCap: facts.limits.maxStateTokens });
   }
 
   /**

@@ -1,8 +1,16 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { CallFacts } from '../../src/call/call-facts.js';
 import type { CompressionPoint } from '../../src/call/compression-point.js';
-import { applyFold, planBudgetFold, planSemanticFold } from '../../src/folding/fold-plans.js';
+import {
+  applyFold,
+  foldStateCap,
+  planBudgetFold,
+  planSemanticFold,
+  ROOM_FOR_CALLS,
+  STATE_FLOOR_SHARE,
+} from '../../src/folding/fold-plans.js';
 import { type Boundary, DEFAULT_SEMANTIC_TRIGGER_OPTIONS } from '../../src/folding/semantic-triggers.js';
+import { STATE_SHARE_OF_BUDGET } from '../../src/options/budget.js';
 import type { ResultInUse } from '../../src/signals/results-in-use.js';
 import { callFacts, economics, pointAt, projectAt } from '../helpers/call-facts.js';
 import { agentLoop, chat, deepFreeze } from '../helpers/fixtures.js';
@@ -48,6 +56,44 @@ describe('planBudgetFold', () => {
   it('does not mutate its inputs', () => {
     const point = deepFreeze(pointAt(facts));
     expect(() => budgetFold(false, point)).not.toThrow();
+  });
+});
+
+describe('foldStateCap', () => {
+  const capOf = (facts: CallFacts) => foldStateCap(facts.limits, projectAt(facts, pointAt(facts)).layout, 0);
+
+  it("keeps the state's full share in a chat: its turns are small against the budget", () => {
+    const facts = callFacts(chat(30), { budget: 20_000 });
+    expect(capOf(facts)).toBe(facts.limits.maxStateTokens);
+  });
+
+  it('gives the state less in a loop whose steps are large against the budget, so a fold buys several calls', () => {
+    // steps of ~1,700 tokens against a 12,000-token budget
+    const facts = callFacts(agentLoop(12, 6_000), { budget: 12_000 });
+    const { layout } = projectAt(facts, pointAt(facts));
+    const cap = capOf(facts);
+    expect(cap).toBeLessThan(facts.limits.maxStateTokens);
+    const kept = layout.total(layout.cuts.at(-1) ?? 0, 0) - layout.fixedTokens;
+    // room for the calls, or the floor when even that leaves none
+    const room =
+      facts.limits.compressAt - layout.fixedTokens - kept - ROOM_FOR_CALLS * layout.growthPerCall(5, false, true);
+    const floor = Math.floor((facts.limits.maxStateTokens * STATE_FLOOR_SHARE) / STATE_SHARE_OF_BUDGET);
+    expect(cap).toBe(Math.max(floor, Math.floor(room)));
+    expect(layout.growthPerCall()).toBeGreaterThan(facts.limits.budget / 10);
+  });
+
+  it('never goes below its floor share of the budget', () => {
+    const facts = callFacts(agentLoop(6, 20_000), { budget: 12_000 });
+    expect(capOf(facts)).toBe(Math.floor((facts.limits.maxStateTokens * STATE_FLOOR_SHARE) / STATE_SHARE_OF_BUDGET));
+  });
+
+  it('is the cap a budget fold fits its state to', () => {
+    const facts = callFacts(agentLoop(12, 6_000), { budget: 12_000 });
+    const point = pointAt(facts);
+    const projection = projectAt(facts, point);
+    const tokensBefore = projection.layout.total(0, 0);
+    const plan = planBudgetFold({ facts, point, projection, stateTokens: 0, force: false, tokensBefore });
+    expect(plan?.stateCap).toBe(capOf(facts));
   });
 });
 

@@ -30,6 +30,7 @@ const STATE: SessionState = {
 
 const plan = (cut: number, from = 0): FoldPlan => ({
   cut,
+  stateCap: 100_000,
   decision: { trigger: 'budget', scope: { kind: 'messages', from, to: cut }, confidence: 1, details: 'test fold' },
 });
 
@@ -127,16 +128,21 @@ describe('FoldRunner.run', () => {
     expect(result.point?.state?.salience).toEqual(['export const v0 = 0;']);
   });
 
-  it('fits a state larger than the cap of the call to that cap', async () => {
+  it("fits a state larger than the plan's cap to that cap", async () => {
     const facts = callFacts(loop(4), { budget: 2_000 });
     const long = Array.from({ length: 60 }, (_, index) => `Fact ${index}: ${'detail '.repeat(20)}`);
     const { summarizer } = summarizerOf(() => ({ ...STATE, logos: long }));
-    const result = await runnerOf(summarizer).run(facts, pointAt(facts), plan(5));
+    const runner = runnerOf(summarizer);
+    const full = await runner.run(facts, pointAt(facts), { ...plan(5), stateCap: facts.limits.maxStateTokens });
+    const small = await runner.run(facts, pointAt(facts), { ...plan(5), stateCap: facts.limits.maxStateTokens / 3 });
 
     expect(stateTokens({ ...STATE, logos: long })).toBeGreaterThan(facts.limits.maxStateTokens);
-    const state = result.point?.state as SessionState;
+    const state = full.point?.state as SessionState;
     expect(stateTokens(state)).toBeLessThanOrEqual(facts.limits.maxStateTokens);
     expect(state.logos.length).toBeLessThan(long.length);
+    const smaller = small.point?.state as SessionState;
+    expect(stateTokens(smaller)).toBeLessThanOrEqual(facts.limits.maxStateTokens / 3);
+    expect(smaller.logos.length).toBeLessThan(state.logos.length);
   });
 
   it('reports a summarizer that throws as a failure, with no point', async () => {

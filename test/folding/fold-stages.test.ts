@@ -242,7 +242,7 @@ describe('budgetFolds', () => {
 
   it('keeps the point and backs off when the state outweighs what the fold freed', async () => {
     const { services, runner, summarize } = servicesOf({ answer: () => stateOf(2_000) });
-    const context = contextOf(services, loop(7), { maxStateTokens: 5_000 });
+    const context = contextOf(services, loop(7), { maxStateTokens: 20_000 });
     const plan = await planOf(budgetFolds, context);
 
     expect(summarize).toHaveBeenCalledOnce();
@@ -307,7 +307,7 @@ describe('forcedFold', () => {
 
   it('keeps a forced fold that grows a short prompt below the hard limit, without backing off', async () => {
     const { services, runner } = servicesOf({ answer: () => stateOf(800) });
-    const context = contextOf(services, turns(), { force: true, maxStateTokens: 5_000 });
+    const context = contextOf(services, turns(), { force: true, maxStateTokens: 20_000 });
     const plan = await planOf(forcedFold, context);
 
     const after = services.total(plan?.projection ?? context.projection, plan?.point ?? context.point);
@@ -319,7 +319,7 @@ describe('forcedFold', () => {
 
   it('leaves the point when the forced fold takes the prompt over the hard limit, without backing off', async () => {
     const { services, runner } = servicesOf({ answer: () => stateOf(2_000) });
-    const context = contextOf(services, turns(), { force: true, maxStateTokens: 5_000 });
+    const context = contextOf(services, turns(), { force: true, maxStateTokens: 20_000 });
     const plan = await planOf(forcedFold, context);
 
     expect(plan?.point).toBe(context.point);
@@ -403,7 +403,7 @@ describe('semanticFolds', () => {
 
   it('discards a fold whose state outweighs what it folds, and backs off', async () => {
     const { services, runner, summarize } = servicesOf({ semantic: SEMANTIC, answer: () => stateOf(1_000) });
-    const context = contextOf(services, loop(5), { maxStateTokens: 5_000 });
+    const context = contextOf(services, loop(5), { maxStateTokens: 20_000 });
     const plan = await planOf(semanticFolds, context);
 
     expect(summarize).toHaveBeenCalledOnce();
@@ -577,7 +577,7 @@ describe('folds with summaries made ahead of time', () => {
       ahead,
       answer: (input) => (input.messages.length <= 3 ? stateOf(600) : STATE),
     });
-    const context = contextOf(services, loop(8));
+    const context = contextOf(services, loop(8), { maxStateTokens: 20_000 });
     const plan = await planOf(budgetFolds, context);
 
     expect(plan?.point.coveredCount).toBe(15);

@@ -35,6 +35,7 @@ const STATE: SessionState = {
 
 const plan = (cut: number): FoldPlan => ({
   cut,
+  stateCap: 100_000,
   decision: { trigger: 'budget', scope: { kind: 'messages', from: 0, to: cut }, confidence: 1, details: 'test fold' },
 });
 
