@@ -32,6 +32,7 @@ import {
   streamWithRetry,
 } from './overflow-retry.js';
 import { callContextWindow, callOutputTokens } from './provider-terms.js';
+import { SentRequests } from './sent-requests.js';
 import { promptConversionsByCounting, toTranscript } from './to-transcript.js';
 import { ToolCallPrompts } from './tool-call-prompts.js';
 
@@ -71,11 +72,16 @@ function isLanguageModel(value: unknown): value is LanguageModel {
 const CACHE_BREAKPOINTS_OPTION = AdapterOptionsSchema.pick({ cacheBreakpoints: true });
 
 /** Builds the engine for a set of AI SDK options, turning a model summarizer into a Summarizer. */
-export function createEngine(options: ContextCompressionOptions | undefined): CompressionEngine {
+export function createEngine(
+  options: ContextCompressionOptions | undefined,
+  wrapped?: LanguageModel,
+): CompressionEngine {
   const { cacheBreakpoints: _adapterOnly, ...given } = readOptions(options);
   parseOptions(CACHE_BREAKPOINTS_OPTION, { cacheBreakpoints: _adapterOnly }, '');
   return createCompressionEngine({ ...given, embedder: toEmbedder(given.embedder) }, (value) =>
-    isLanguageModel(value) ? modelSummarizer(value) : undefined,
+    isLanguageModel(value)
+      ? modelSummarizer(value, value === wrapped ? { continueCachedPrompt: true } : {})
+      : undefined,
   );
 }
 
@@ -97,6 +103,7 @@ export function middlewareFor(
   /** Each sent call's params, model key and engine output, whose estimate is read once the provider answered. */
   const sentCalls = new WeakMap<LanguageModelV4CallOptions, SentCall>();
   const conversions = promptConversionsByCounting();
+  const requests = new SentRequests();
   const compress = async (
     params: LanguageModelV4CallOptions,
     model: LanguageModelV4,
@@ -108,6 +115,7 @@ export function middlewareFor(
     const counting = { family: providerFamily(model.provider, model.modelId), modelId: model.modelId };
     const contextWindow = callContextWindow(params, model);
     const maxOutputTokens = callOutputTokens(params, model);
+    const request = {};
     const result = await engine.compress({
       transcript: toTranscript(params.prompt, params.tools, conversions(counting), counting),
       modelId: model.modelId,
@@ -119,6 +127,8 @@ export function middlewareFor(
       // reported once the provider took the prompt: a call rejected for length is reported by its retry alone
       deferReport: true,
       retryOf,
+      request,
+      continueRequest: (previous, from) => requests.continuation(previous, params, from),
     });
     const prompt = cacheBreakpoints ? withBreakpoints(result, params, model.provider) : undefined;
     const transformed = {
@@ -126,21 +136,31 @@ export function middlewareFor(
       providerOptions,
       prompt: prompt ?? fromTranscript(result.system, result.messages),
     };
-    const call = { original: params, modelKey: modelKeyOf(model), contextWindow, maxOutputTokens, output: result };
+    requests.remember(request, transformed, model);
+    const call = {
+      original: params,
+      modelKey: modelKeyOf(model),
+      contextWindow,
+      maxOutputTokens,
+      output: result,
+      request,
+    };
     rememberSent(engine, sentCalls, transformed, call, retryOf !== undefined);
     return transformed;
   };
   const retries: RetryContext = { engine, sent: (params) => sentCalls.get(params), compress };
-  const recordUsage = (params: LanguageModelV4CallOptions, inputTokens: number | undefined) => {
+  const recordUsage = (params: LanguageModelV4CallOptions, usage: LanguageModelV4Usage | undefined) => {
     const sent = sentCalls.get(params);
-    if (sent) engine.recordUsage(sent.modelKey, () => sent.output.estimatedTokens, inputTokens);
+    if (!sent) return;
+    engine.recordUsage(sent.modelKey, () => sent.output.estimatedTokens, usage?.inputTokens?.total);
+    requests.answered(sent.request, usage);
   };
   return {
     specificationVersion: 'v4',
     transformParams: ({ params, model }) => compress(params, model),
     async wrapGenerate(options) {
       const { result, answered } = await generateWithRetry(retries, options);
-      recordUsage(answered, result.usage?.inputTokens?.total);
+      recordUsage(answered, result.usage);
       const sent = sentCalls.get(answered);
       new ToolCallPrompts(sent?.original ?? answered).remember(result.content);
       return sent ? { ...result, providerMetadata: withReport(result.providerMetadata, sent, result.usage) } : result;
@@ -155,7 +175,7 @@ export function middlewareFor(
             prompts.rememberPart(part);
             if (retried) reportStreamedRejection(retries, { params: answered, model: options.model }, part);
             if (part.type !== 'finish') return controller.enqueue(part);
-            recordUsage(answered, part.usage?.inputTokens?.total);
+            recordUsage(answered, part.usage);
             const sent = sentCalls.get(answered);
             controller.enqueue(
               sent ? { ...part, providerMetadata: withReport(part.providerMetadata, sent, part.usage) } : part,

@@ -6,6 +6,7 @@ import {
   SessionStateSchema,
   summarizerOutputJsonSchema,
 } from '../../src/session-state/session-state.js';
+import { continuationInstruction, stateFromText } from '../../src/summarizers/prompt-continuation.js';
 import { fixedSummarizerPrompt, renderSummarizerPrompt } from '../../src/summarizers/render-transcript.js';
 import type { Summarizer } from '../../src/summarizers/summarizer.js';
 import { CALL_OPTIONS_KEY } from './call-options.js';
@@ -23,6 +24,15 @@ export interface ModelSummarizerOptions {
    * @default looked up from the model id (`KNOWN_CONTEXT_WINDOWS`); none when unknown
    */
   contextWindow?: number;
+  /**
+   * Make a fold's summary as a continuation of the call's cached prompt when the model is the one being called: the
+   * previous call's request as it was sent (system prompt, tools, messages), the messages since, and the instruction
+   * as a last user message, so the provider reads the folded messages from its prompt cache (about a tenth of the
+   * price) instead of as new input. Used when the provider's usage showed a prompt cache for that call and the
+   * continuation fits the window; otherwise, or when the answer holds no state, the summary is a separate request.
+   * `withContextCompression(model, { summarizer: model })` turns it on. @default false
+   */
+  continueCachedPrompt?: boolean;
 }
 
 /**
@@ -36,6 +46,7 @@ export function modelSummarizer(
     prompt = DEFAULT_SUMMARIZER_PROMPT,
     maxRetries = 1,
     contextWindow,
+    continueCachedPrompt = false,
   }: ModelSummarizerOptions = {},
 ): Summarizer {
   const modelName = typeof model === 'string' ? model : model.modelId;
@@ -50,7 +61,19 @@ export function modelSummarizer(
     name: `model:${modelName}`,
     contextWindow: contextWindow ?? lookupContextWindow(modelName),
     fixedPrompt: fixedSummarizerPrompt(instructions, prompt),
-    async summarize({ messages, previous, abortSignal, reportUsage }) {
+    ...(continueCachedPrompt && { continuesPrompts: true }),
+    async summarize({ messages, previous, abortSignal, reportUsage, continuation }) {
+      if (continuation && continuation.modelId === modelName) {
+        const { text, usage } = await continuation.complete(
+          continuationInstruction(instructions, continuation),
+          abortSignal,
+        );
+        if (usage) reportUsage?.(usage);
+        const state = stateFromText(text);
+        // the engine makes the summary as a separate request instead
+        if (!state) throw new Error('the continued prompt was answered without a session state');
+        return state;
+      }
       const result = await generateText({
         model,
         instructions,

@@ -22,6 +22,8 @@ export interface SentCall {
   /** Whether `onCall` heard of it. */
   reported: boolean;
   readonly output: { readonly estimatedTokens: number; readonly report: CallReport };
+  /** The key the call gave the engine for its request (`CompressInput.request`). */
+  readonly request?: object;
 }
 
 /** What the retry needs from the middleware: the engine, what each sent call was, and how a call is compressed. */

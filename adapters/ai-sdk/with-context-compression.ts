@@ -17,7 +17,8 @@ export function withContextCompression(model: ModelObject, options: ContextCompr
         'expected an AI SDK language model object such as openai("gpt-4o"); for a gateway id string use gateway("provider/model")',
     });
   }
-  const engine = createEngine(options);
+  // the wrapped model as its own summarizer continues its cached prompts
+  const engine = createEngine(options, options.summarizer === model ? model : undefined);
   engine.budgetFor(model.modelId);
   return wrapLanguageModel({ model, middleware: middlewareFor(engine, options) });
 }

@@ -2,9 +2,11 @@ import type { MessageMeasure } from '../counting/message-meter.js';
 import type { BudgetLimits } from '../options/budget.js';
 import type { StoreScope } from '../persistence/state-records.js';
 import type { StepSignals } from '../signals/step-signals.js';
+import type { PromptContinuation } from '../summarizers/prompt-continuation.js';
 import type { CutPoints } from '../transcript/cut-point-index.js';
 import type { ResultSite } from '../transcript/result-sites.js';
 import type { Message } from '../transcript/transcript.js';
+import type { CompressionPoint } from './compression-point.js';
 
 /**
  * What one call is about, read once at its start and never changed: the history, its hashes and counts, the tool
@@ -61,4 +63,12 @@ export interface CallFacts {
   readonly redactionToolName: string;
   /** The retrieval tool's name when the call carries it (placeholders then name it), else undefined. */
   readonly retrievalToolName: string | undefined;
+  /**
+   * The previous call's prompt to continue with a fold's summary request (see `PromptContinuation`), for a fold from
+   * `point` to `cut`: when that call sent the same fold point and state, the conversation extends its history, and
+   * the continuation fits the model's budget. Undefined when the adapter offers none.
+   */
+  /** The adapter's key of the request this call sends (`CompressInput.request`). */
+  readonly request?: object;
+  readonly continuation?: (point: CompressionPoint, cut: number) => PromptContinuation | undefined;
 }

@@ -1,13 +1,16 @@
 import type { CallFacts } from '../call/call-facts.js';
+import { canonicalJson } from '../counting/canonical-json.js';
 import type { MessageMeter } from '../counting/message-meter.js';
 import { MessageTooLargeError } from '../errors.js';
 import type { EngineSettings } from '../options/engine-settings.js';
 import type { ResolvedOptions } from '../options/options.js';
+import type { SessionState } from '../session-state/session-state.js';
 import type { CompressInput } from './compress-call.js';
 import type { ConversationMemory } from './conversation-memory.js';
 import type { ModelLimits } from './model-limits.js';
 import type { OwnToolsSeen } from './own-tools-seen.js';
 import { readCall } from './read-call.js';
+import { extendsMark } from './sent-prompts.js';
 
 /**
  * Count: the facts of a call, read with this instance's memory of the conversation (only what is new is read), and
@@ -30,6 +33,8 @@ export class CallReader {
     contextWindow,
     maxOutputTokens,
     namespace,
+    request,
+    continueRequest,
   }: CompressInput): CallFacts {
     const { meter, settings, memory } = this;
     const limits = this.models.callLimits(modelId, modelKey, contextWindow, maxOutputTokens);
@@ -43,6 +48,10 @@ export class CallReader {
       redaction: settings.redaction,
       redactionToolName: settings.redactionToolName,
       ownTools,
+      request,
+      continuation:
+        continueRequest &&
+        ((conversation, history) => this.continuation(conversation, history, modelId, continueRequest)),
       reuseSeen: (conversation, messages) => memory.histories.reuse(conversation, messages),
       siteIndex: memory.siteIndex,
       cutPoints: (conversation, messages) => memory.cutIndex.cuts(conversation, messages),
@@ -65,4 +74,46 @@ export class CallReader {
     }
     return facts;
   }
+
+  /**
+   * The previous call's prompt, continued by a fold's summary request: offered when this instance sent it for the
+   * conversation, the history extends it, the fold starts where that prompt's kept messages started (with the same
+   * state), and the continuation's input (that prompt, the messages since, the instruction) fits the model's budget
+   * (the state it answers with is output, in the room the budget keeps for it).
+   */
+  private continuation(
+    conversation: string,
+    { messages, prefixHashes, limits }: Pick<CallFacts, 'messages' | 'prefixHashes' | 'limits'>,
+    modelId: string,
+    continueRequest: NonNullable<CompressInput['continueRequest']>,
+  ): CallFacts['continuation'] {
+    const previous = this.memory.sentPrompts.previous(conversation);
+    if (!previous?.request || previous.tokens === undefined || !extendsMark(prefixHashes, previous.history)) {
+      return undefined;
+    }
+    const { request, history, tokens } = previous;
+    const sentAt = previous.decided?.point;
+    return (point, cut) => {
+      if ((sentAt?.coveredCount ?? 0) !== point.coveredCount || !sameState(sentAt?.state, point.state))
+        return undefined;
+      if (cut <= point.coveredCount || cut > messages.length) return undefined;
+      const since = messages
+        .slice(history.length)
+        .reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
+      if (tokens + since + CONTINUATION_INSTRUCTION_TOKENS > limits.budget / limits.ratio) {
+        return undefined;
+      }
+      const complete = continueRequest(request, history.length);
+      if (!complete) return undefined;
+      return { modelId, keptAfter: messages.length - cut, hasState: point.state !== undefined, complete };
+    };
+  }
+}
+
+/** Tokens kept for the instruction a continued prompt ends with (the model summarizer's is about 450). */
+const CONTINUATION_INSTRUCTION_TOKENS = 600;
+
+/** Whether two states are the same: the same object, or the same JSON. */
+function sameState(a: SessionState | undefined, b: SessionState | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && canonicalJson(a) === canonicalJson(b));
 }

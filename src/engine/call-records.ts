@@ -129,6 +129,8 @@ export class CallRecords {
       {
         history: { length: facts.messages.length, hash: facts.prefixHashes[facts.messages.length] as number },
         hashes: sent.map((measure) => measure.hash),
+        request: facts.request,
+        tokens: sent.reduce((sum, measure) => sum + measure.tokens, facts.fixedTokens),
         decided: { point, lasting },
         record: saved ? record : found,
         partial: !saved && partlyApplied(found, start, facts.messages.length),

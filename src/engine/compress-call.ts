@@ -1,6 +1,7 @@
 import type { ProviderOverflowError } from '../errors.js';
 import type { CompressionDecision } from '../reports/decisions.js';
 import type { CallReport, CompressEvent } from '../reports/events.js';
+import type { PromptContinuation } from '../summarizers/prompt-continuation.js';
 import type { Message, Transcript } from '../transcript/transcript.js';
 
 /** One call to compress. */
@@ -32,6 +33,17 @@ export interface CompressInput {
   readonly deferReport?: boolean;
   /** The provider's rejection this compression retries after: the call's report tells of it (`CallReport.rejection`). */
   readonly retryOf?: ProviderOverflowError;
+  /**
+   * The request this call will send, as a key of the adapter's (identity only): remembered with the prompt, so that a
+   * later call of the conversation can make its summary as a continuation of it (`continueRequest`).
+   */
+  readonly request?: object;
+  /**
+   * The summary request continuing an earlier call's request (the `request` it carried): that request as it was sent,
+   * this call's messages from history index `from` on, and an instruction as the last user message. Undefined when
+   * the adapter no longer knows that request, or the provider's usage showed no prompt cache for it.
+   */
+  readonly continueRequest?: (request: object, from: number) => PromptContinuation['complete'] | undefined;
 }
 
 /** The compressed prompt and what was done to it. */

@@ -32,6 +32,13 @@ export interface ReadCallOptions {
   readonly cutPoints?: (conversation: string, messages: readonly Message[]) => CutPoints;
   /** Replaces messages seen in the previous call of the conversation by the remembered objects. */
   readonly reuseSeen: (conversation: string, messages: readonly Message[]) => readonly Message[];
+  /** The adapter's key of the request the call sends (`CompressInput.request`). */
+  readonly request?: object | undefined;
+  /** The previous prompt a fold's summary may continue, for the conversation (see `CallFacts.continuation`). */
+  readonly continuation?: (
+    conversation: string,
+    facts: Pick<CallFacts, 'messages' | 'prefixHashes' | 'limits'>,
+  ) => CallFacts['continuation'];
   /** The step signals of the history, when a trigger reads them. */
   readonly analyzeSteps:
     | ((conversation: string, messages: readonly Message[], prefixHashes: readonly number[]) => StepSignals[])
@@ -73,7 +80,10 @@ export function readCall(transcript: Transcript, options: ReadCallOptions): Call
   const replayed = options.redaction
     ? collectRedactions(messages, { ...options.redaction, toolName: redactionToolName })
     : { reasons: new Map<string, string>(), latest: new Set<string>() };
+  const continuation = options.continuation?.(conversation, { messages, prefixHashes, limits });
   return {
+    ...(options.request ? { request: options.request } : {}),
+    ...(continuation ? { continuation } : {}),
     namespace,
     scope,
     anchor,

@@ -33,6 +33,10 @@ export interface SentPrompt {
   readonly partial: boolean;
   /** The recall blocks in the prompt, by identity (see `blockIdentity`). */
   readonly blocks: ReadonlySet<string>;
+  /** The adapter's key of the request sent (`CompressInput.request`), when it gave one. */
+  readonly request?: object | undefined;
+  /** Our count of the prompt sent, the system prompt and tools included. */
+  readonly tokens?: number;
   /** Blocks an earlier prompt carried and a later one took out, with the history at which each left. */
   readonly left: ReadonlyMap<string, HistoryMark>;
 }

@@ -29,7 +29,7 @@ function stateGrowth(budget: number, foldedTokens: number): number {
 export const ROOM_FOR_CALLS = 4;
 
 /** Smallest share of the budget a fold's state is fitted to when the loop's calls are large against the window. */
-export const STATE_FLOOR_SHARE = 0.05;
+export const STATE_FLOOR_SHARE = 0.1;
 
 /**
  * The cap of the state a fold makes. The state's full share of the budget (`maxStateTokens`) when what the fold

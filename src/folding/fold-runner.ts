@@ -17,16 +17,19 @@ import {
 } from '../persistence/fold-lease.js';
 import type { StateStore } from '../persistence/state-store.js';
 import type { SummarizerRetries } from '../persistence/summarizer-retries.js';
-import type { SummarizerUsage } from '../reports/usage.js';
+import { addSummarizerUsage, type SummarizerUsage } from '../reports/usage.js';
 import { fitState } from '../session-state/fit-state.js';
 import { nextToolCalls, withoutEngineFields } from '../session-state/folded-calls.js';
 import { mergeSimilarQuotes, verifySalience } from '../session-state/salience.js';
 import type { SessionState } from '../session-state/session-state.js';
 import { appendToTimeline, timelineEntry } from '../session-state/timeline.js';
+import type { PromptContinuation } from '../summarizers/prompt-continuation.js';
+import { runSummarizer } from '../summarizers/run-summarizer.js';
 import { summarizeInChunks } from '../summarizers/summarize-in-chunks.js';
 import type { Summarizer } from '../summarizers/summarizer.js';
 import { summarizerWindow } from '../summarizers/summarizer-chunks.js';
 import { SummarizerLimits } from '../summarizers/summarizer-limits.js';
+import type { Message } from '../transcript/transcript.js';
 import { applyFold, type FoldPlan, messagesToFold } from './fold-plans.js';
 
 /** After a summarizer failure, a conversation waits this many new messages before the summarizer is tried again. */
@@ -297,22 +300,30 @@ export class FoldRunner {
   ): Promise<Folded> {
     const started = performance.now();
     const folded = messagesToFold(facts, point, plan.cut, this.parts.meter);
+    // copied by runSummarizer: a summarizer may build its answer in `previous`
+    const previous = point.state && withoutEngineFields(point.state);
+    // the previous call's cached prompt continued, when the summarizer does that and the engine has one to offer (a
+    // summary made ahead of time too: it runs beside the call, whose own prompt may not be cached yet); a summary it
+    // could not make that way is made as a separate request
+    const continuation = this.summarizer.continuesPrompts ? facts.continuation?.(point, plan.cut) : undefined;
+    const continued = continuation ? await this.continued(folded, previous, continuation, signal) : undefined;
     // the timeline and the folded calls are the engine's: summarizers neither see nor write them
-    const {
-      state: summarized,
-      calls,
-      usage,
-    } = await summarizeInChunks(this.summarizer, {
-      messages: folded,
-      // copied by runSummarizer: a summarizer may build its answer in `previous`
-      previous: point.state && withoutEngineFields(point.state),
-      timeoutMs: this.timeoutMs,
-      limits: this.limits,
-      meter: this.parts.meter,
-      beforeCall,
-      onRejected: this.parts.onRejected,
-      signal,
-    });
+    const chunked =
+      continued?.state === undefined
+        ? await summarizeInChunks(this.summarizer, {
+            messages: folded,
+            previous,
+            timeoutMs: this.timeoutMs,
+            limits: this.limits,
+            meter: this.parts.meter,
+            beforeCall: continued ? undefined : beforeCall,
+            onRejected: this.parts.onRejected,
+            signal,
+          })
+        : undefined;
+    const summarized = (chunked?.state ?? continued?.state) as SessionState;
+    const calls = (chunked?.calls ?? 0) + (continued?.calls ?? 0);
+    const usage = addSummarizerUsage(chunked?.usage, continued?.usage);
     const took = performance.now() - started;
     this.averageMs = this.averageMs === undefined ? took : 0.7 * this.averageMs + 0.3 * took;
     // a summarizer's own timeline or call list is not taken: those are the engine's
@@ -326,6 +337,32 @@ export class FoldRunner {
     const toolCalls = nextToolCalls(point.state?.toolCalls, folded, facts);
     // fitted to each call's cap when it is used (see `run`): a cap that moved with the calibration since reuses it
     return { state: { ...merged, timeline, ...(toolCalls ? { toolCalls } : {}) }, rejected, calls, usage };
+  }
+
+  /** The summary as a continuation of the previous call's prompt: its state, or none when it failed (and why). */
+  private async continued(
+    messages: readonly Message[],
+    previous: SessionState | undefined,
+    continuation: PromptContinuation,
+    signal: AbortSignal | undefined,
+  ): Promise<{ state: SessionState | undefined; calls: number; usage: SummarizerUsage | undefined }> {
+    let usage: SummarizerUsage | undefined;
+    try {
+      const state = await runSummarizer(this.summarizer, {
+        messages,
+        previous,
+        timeoutMs: this.timeoutMs,
+        signal,
+        continuation,
+        onUsage: (reported) => {
+          usage = addSummarizerUsage(usage, reported);
+        },
+      });
+      return { state, calls: 1, usage };
+    } catch (error) {
+      if (!SummarizerError.isInstance(error) || signal?.aborted) throw error;
+      return { state: undefined, calls: 1, usage };
+    }
   }
 }
 

@@ -4,6 +4,7 @@ import type { SummarizerUsage } from '../reports/usage.js';
 import { type SessionState, SessionStateSchema } from '../session-state/session-state.js';
 import { copyMessages } from '../transcript/copy-messages.js';
 import type { Message } from '../transcript/transcript.js';
+import type { PromptContinuation } from './prompt-continuation.js';
 import type { Summarizer } from './summarizer.js';
 
 /**
@@ -20,7 +21,10 @@ export async function runSummarizer(
     timeoutMs,
     signal,
     onUsage,
+    continuation,
   }: {
+    /** The previous call's prompt to continue (see `SummarizeInput.continuation`). */
+    continuation?: PromptContinuation | undefined;
     messages: readonly Message[];
     previous: SessionState | undefined;
     timeoutMs: number;
@@ -39,6 +43,7 @@ export async function runSummarizer(
         previous: previous && structuredClone(previous),
         abortSignal: controller.signal,
         reportUsage: (usage) => onUsage?.(usage),
+        ...(continuation ? { continuation } : {}),
       }),
     );
     const output = await withTimeout(cancelled ? Promise.race([called, cancelled.promise]) : called, timeoutMs, () => {

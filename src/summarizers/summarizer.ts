@@ -1,6 +1,7 @@
 import type { SummarizerUsage } from '../reports/usage.js';
 import type { SessionState } from '../session-state/session-state.js';
 import type { Message } from '../transcript/transcript.js';
+import type { PromptContinuation } from './prompt-continuation.js';
 
 /** What a summarizer receives: the messages to fold and the state that already covers earlier ones. */
 export interface SummarizeInput {
@@ -15,6 +16,12 @@ export interface SummarizeInput {
    * fold it is (`change.summarizerUsage`). The model summarizers call it; a summarizer of yours may.
    */
   readonly reportUsage?: (usage: SummarizerUsage) => void;
+  /**
+   * The previous call's prompt, to continue with the summary request (see `PromptContinuation`): given only to a
+   * summarizer that continues prompts, when the fold's messages are in that prompt or came after it and the
+   * provider's usage showed its prompt cache. `messages` and `previous` are what the request must fold, as always.
+   */
+  readonly continuation?: PromptContinuation;
 }
 
 /** Folds messages into a SessionState, merged with the previous one. */
@@ -28,6 +35,11 @@ export interface Summarizer {
   readonly contextWindow?: number;
   /** The text every call of it sends besides the messages and the previous state (instructions, prompt template). */
   readonly fixedPrompt?: string;
+  /**
+   * Whether it makes a summary as a continuation of the call's cached prompt when the engine offers one
+   * (`SummarizeInput.continuation`), which the engine then sends whole, without cutting the fold in chunks.
+   */
+  readonly continuesPrompts?: boolean;
   summarize(input: SummarizeInput): Promise<SessionState>;
 }
 

@@ -143,7 +143,8 @@ describe('tool calls folded into the state', () => {
     const events: CompressEvent[] = [];
     await generateText({
       model: withContextCompression(mock, {
-        contextWindow: 6_000,
+        // a window where the reads are small enough for the state's full share: it lists every folded call
+        contextWindow: 7_000,
         reserveOutputTokens: 500,
         masking: false,
         onCompress: (event) => events.push(event),
