@@ -13,7 +13,12 @@ import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/
 import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { type CompressEvent, type CompressionReport, withContextCompression } from '../adapters/ai-sdk/index.js';
+import {
+  type CompressEvent,
+  type CompressionReport,
+  modelSummarizer,
+  withContextCompression,
+} from '../adapters/ai-sdk/index.js';
 
 const ROOT = join(import.meta.dirname, '..');
 /** Source files name the special tokens as text: counted as text. */
@@ -94,7 +99,64 @@ function providerCount(prompt: LanguageModelV4Prompt): number {
   return Math.round(tokensOf(texts.join('\n')) * PROVIDER_RATIO) + 4 * prompt.length;
 }
 
-export async function codeReview({ window, readTokens, steps }: ReviewCase): Promise<ReviewFigures> {
+/** A request that asks for a summary: a continued prompt's instruction last, or the separate request's template. */
+const summaryKind = (prompt: LanguageModelV4Prompt): 'continued' | 'separate' | undefined => {
+  const last = prompt.at(-1);
+  if (
+    last?.role === 'user' &&
+    last.content.some((part) => part.type === 'text' && part.text.startsWith('[Memory update'))
+  )
+    return 'continued';
+  return promptText(prompt).includes('messages_to_fold') ? 'separate' : undefined;
+};
+
+/** A state answer for the mock's summary requests: the constraint and the files it read. */
+const summaryAnswer = (prompt: LanguageModelV4Prompt) =>
+  JSON.stringify({
+    logos: [CONSTRAINT, ...new Set(promptText(prompt).match(/file-\d+\.ts/g) ?? [])].slice(0, 12),
+    pathos: [],
+    abstract: [],
+    salience: [],
+    conversationSummary: 'The assistant reads the files of the repository one by one.',
+  });
+
+/**
+ * The summary requests' input, priced as a prompt cache prices it: the messages a request shares from the start
+ * with the request before it (of any kind) at 0.1x, the rest at 1.25x, in o200k tokens; and what the same input
+ * costs uncached (1x). `self`: the agent's model as its own summarizer, continuing its cached prompt; else the same
+ * model by a separate request.
+ */
+export async function summaryCost(
+  { window, readTokens, steps }: ReviewCase,
+  self: boolean,
+): Promise<{ requests: number; priced: number; uncached: number }> {
+  const requests: LanguageModelV4Prompt[] = [];
+  const summaries: number[] = [];
+  await codeReview({ window, readTokens, steps }, { summarizer: self ? 'self' : 'separate', requests, summaries });
+  let priced = 0;
+  let uncached = 0;
+  for (const index of summaries) {
+    const prompt = requests[index] as LanguageModelV4Prompt;
+    const before = requests[index - 1];
+    let shared = 0;
+    while (
+      before &&
+      shared < Math.min(prompt.length, before.length) &&
+      promptText([prompt[shared] as never]) === promptText([before[shared] as never])
+    )
+      shared++;
+    const sharedTokens = tokensOf(promptText(prompt.slice(0, shared)));
+    const total = tokensOf(promptText(prompt));
+    priced += sharedTokens * 0.1 + (total - sharedTokens) * 1.25;
+    uncached += total;
+  }
+  return { requests: summaries.length, priced, uncached };
+}
+
+export async function codeReview(
+  { window, readTokens, steps }: ReviewCase,
+  summary?: { summarizer: 'self' | 'separate'; requests: LanguageModelV4Prompt[]; summaries: number[] },
+): Promise<ReviewFigures> {
   const files = readings(steps, readTokens);
   const names = [...files.keys()];
   let call = 0;
@@ -102,12 +164,25 @@ export async function codeReview({ window, readTokens, steps }: ReviewCase): Pro
   const provider = new MockLanguageModelV4({
     modelId: 'review-model',
     doGenerate: async ({ prompt }: LanguageModelV4CallOptions) => {
-      prompts.push(prompt);
       const input = providerCount(prompt);
+      // a provider with a prompt cache says so (the continued summary is made only then)
       const usage = {
-        inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
+        inputTokens: { total: input, noCache: input, cacheRead: summary ? 1 : undefined, cacheWrite: undefined },
         outputTokens: { total: 20, text: 20, reasoning: undefined },
       };
+      if (summary) {
+        summary.requests.push(prompt);
+        if (summaryKind(prompt)) {
+          summary.summaries.push(summary.requests.length - 1);
+          return {
+            content: [{ type: 'text', text: summaryAnswer(prompt) }],
+            finishReason: { unified: 'stop', raw: 'end_turn' },
+            usage,
+            warnings: [],
+          };
+        }
+      }
+      prompts.push(prompt);
       const name = names[call++];
       if (name === undefined) {
         return {
@@ -136,6 +211,10 @@ export async function codeReview({ window, readTokens, steps }: ReviewCase): Pro
   const reports: CompressionReport[] = [];
   const model = withContextCompression(provider, {
     contextWindow: window,
+    ...(summary && {
+      summarizer: summary.summarizer === 'self' ? provider : modelSummarizer(provider),
+      summarizeAhead: false,
+    }),
     onCompress: (event) => {
       events.push(event);
       if (process.env.CC_REVIEW_DEBUG)
@@ -200,6 +279,25 @@ export async function codeReviewSection(): Promise<void> {
     const figures = await codeReview(review);
     console.log(
       `   ${`${review.window / 1000}k`.padStart(6)}  ${String(review.readTokens).padStart(5)}  ${String(review.steps).padStart(5)}  ${String(figures.compressions).padStart(12)}  ${figures.meanGap.toFixed(1).padStart(11)}  ${String(figures.refits).padStart(6)}  ${`${figures.constraintKept}/${figures.prompts}`.padStart(15)}  ${`${(figures.cachedShare * 100).toFixed(0)}%`.padStart(15)}`,
+    );
+  }
+  console.log(
+    '   a fold summarized by the same model, its summary input cache-priced (shared prefix 0.1x, rest 1.25x, o200k):',
+  );
+  console.log('   window  summary requests  separate request  continued prompt  continued / separate');
+  for (const review of REVIEW_CASES.slice(0, 2)) {
+    const separate = await summaryCost(review, false);
+    const continued = await summaryCost(review, true);
+    console.log(
+      `   ${`${review.window / 1000}k`.padStart(6)}  ${`${separate.requests} / ${continued.requests}`.padStart(16)}  ${Math.round(
+        separate.priced / Math.max(1, separate.requests),
+      )
+        .toLocaleString('en-US')
+        .padStart(16)}  ${Math.round(continued.priced / Math.max(1, continued.requests))
+        .toLocaleString('en-US')
+        .padStart(
+          16,
+        )}  ${`${((continued.priced / Math.max(1, continued.requests) / (separate.priced / Math.max(1, separate.requests))) * 100).toFixed(0)}%`.padStart(20)}`,
     );
   }
 }

@@ -128,7 +128,7 @@ export function middlewareFor(
       deferReport: true,
       retryOf,
       request,
-      continueRequest: (previous, from) => requests.continuation(previous, params, from),
+      continueRequest: (previous, from, to) => requests.continuation(previous, params, from, to),
     });
     const prompt = cacheBreakpoints ? withBreakpoints(result, params, model.provider) : undefined;
     const transformed = {

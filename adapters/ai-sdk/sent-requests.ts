@@ -33,7 +33,8 @@ export class SentRequests {
 
   /**
    * The summary request continuing `key`'s request from a call whose (uncompressed) params are `current`: that
-   * request as sent, `current`'s messages from history index `from` on, and the instruction as a last user message,
+   * request as sent, `current`'s messages from history index `from` up to `to`, and the instruction as a last user
+   * message,
    * sent to the same model with the same settings (tools and tool choice included: a change of either would make the
    * provider read none of the messages from its cache). Undefined when the request is not known or its usage showed
    * no prompt cache (neither read nor written).
@@ -42,6 +43,7 @@ export class SentRequests {
     key: object,
     current: LanguageModelV4CallOptions,
     from: number,
+    to: number,
   ): PromptContinuation['complete'] | undefined {
     const request = this.requests.get(key);
     const cache = request?.usage?.inputTokens;
@@ -49,7 +51,7 @@ export class SentRequests {
     const { params, model } = request;
     let leading = 0;
     while (current.prompt[leading]?.role === 'system') leading++;
-    const since = current.prompt.slice(leading + from);
+    const since = current.prompt.slice(leading + from, leading + to);
     return async (instruction, abortSignal) => {
       const last: LanguageModelV4Message = { role: 'user', content: [{ type: 'text', text: instruction }] };
       const result = await model.doGenerate({ ...params, prompt: [...params.prompt, ...since, last], abortSignal });

@@ -98,14 +98,15 @@ export class CallReader {
         return undefined;
       if (cut <= point.coveredCount || cut > messages.length) return undefined;
       const since = messages
-        .slice(history.length)
+        .slice(history.length, Math.max(history.length, cut))
         .reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
       if (tokens + since + CONTINUATION_INSTRUCTION_TOKENS > limits.budget / limits.ratio) {
         return undefined;
       }
-      const complete = continueRequest(request, history.length);
+      const complete = continueRequest(request, history.length, Math.max(history.length, cut));
       if (!complete) return undefined;
-      return { modelId, keptAfter: messages.length - cut, hasState: point.state !== undefined, complete };
+      // the messages after the cut that the continued prompt holds stay; those after it are not sent at all
+      return { modelId, keptAfter: Math.max(0, history.length - cut), hasState: point.state !== undefined, complete };
     };
   }
 }

@@ -40,10 +40,11 @@ export interface CompressInput {
   readonly request?: object;
   /**
    * The summary request continuing an earlier call's request (the `request` it carried): that request as it was sent,
-   * this call's messages from history index `from` on, and an instruction as the last user message. Undefined when
-   * the adapter no longer knows that request, or the provider's usage showed no prompt cache for it.
+   * this call's messages from history index `from` up to `to` (those the fold takes that came after it), and an
+   * instruction as the last user message. Undefined when the adapter no longer knows that request, or the provider's
+   * usage showed no prompt cache for it.
    */
-  readonly continueRequest?: (request: object, from: number) => PromptContinuation['complete'] | undefined;
+  readonly continueRequest?: (request: object, from: number, to: number) => PromptContinuation['complete'] | undefined;
 }
 
 /** The compressed prompt and what was done to it. */
