@@ -1,12 +1,12 @@
 import type { MessageMeasure } from '../counting/message-meter.js';
 import type { BudgetLimits } from '../options/budget.js';
 import type { StoreScope } from '../persistence/state-records.js';
+import type { SessionState } from '../session-state/session-state.js';
 import type { StepSignals } from '../signals/step-signals.js';
 import type { PromptContinuation } from '../summarizers/prompt-continuation.js';
 import type { CutPoints } from '../transcript/cut-point-index.js';
 import type { ResultSite } from '../transcript/result-sites.js';
 import type { Message } from '../transcript/transcript.js';
-import type { CompressionPoint } from './compression-point.js';
 
 /**
  * What one call is about, read once at its start and never changed: the history, its hashes and counts, the tool
@@ -70,5 +70,11 @@ export interface CallFacts {
    */
   /** The adapter's key of the request this call sends (`CompressInput.request`). */
   readonly request?: object;
-  readonly continuation?: (point: CompressionPoint, cut: number) => PromptContinuation | undefined;
+  readonly continuation?: (point: FoldStart, cut: number) => PromptContinuation | undefined;
+}
+
+/** Where a fold starts: the messages the state covers, and that state (a `CompressionPoint` is one). */
+export interface FoldStart {
+  readonly coveredCount: number;
+  readonly state?: SessionState | undefined;
 }
