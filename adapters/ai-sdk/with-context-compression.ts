@@ -18,7 +18,7 @@ export function withContextCompression(model: ModelObject, options: ContextCompr
     });
   }
   // the wrapped model as its own summarizer continues its cached prompts
-  const engine = createEngine(options, options.summarizer === model ? model : undefined);
+  const engine = createEngine(options, options?.summarizer === model ? model : undefined);
   engine.budgetFor(model.modelId);
   return wrapLanguageModel({ model, middleware: middlewareFor(engine, options) });
 }

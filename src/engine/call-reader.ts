@@ -83,15 +83,18 @@ export class CallReader {
    */
   private continuation(
     conversation: string,
-    { messages, prefixHashes, limits }: Pick<CallFacts, 'messages' | 'prefixHashes' | 'limits'>,
+    {
+      messages,
+      prefixHashes,
+      limits,
+      fixedTokens,
+    }: Pick<CallFacts, 'messages' | 'prefixHashes' | 'limits' | 'fixedTokens'>,
     modelId: string,
     continueRequest: NonNullable<CompressInput['continueRequest']>,
   ): CallFacts['continuation'] {
     const previous = this.memory.sentPrompts.previous(conversation);
-    if (!previous?.request || previous.tokens === undefined || !extendsMark(prefixHashes, previous.history)) {
-      return undefined;
-    }
-    const { request, history, tokens } = previous;
+    if (!previous?.request || !extendsMark(prefixHashes, previous.history)) return undefined;
+    const { request, history } = previous;
     const sentAt = previous.decided?.point;
     return (point, cut) => {
       if ((sentAt?.coveredCount ?? 0) !== point.coveredCount || !sameState(sentAt?.state, point.state))
@@ -100,6 +103,12 @@ export class CallReader {
       const since = messages
         .slice(history.length, Math.max(history.length, cut))
         .reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
+      // a prompt sent as it came was not counted whole: counted now, as the fold needs it
+      const tokens =
+        previous.tokens ??
+        messages
+          .slice(0, history.length)
+          .reduce((sum, message) => sum + this.meter.measure(message).tokens, fixedTokens);
       if (tokens + since + CONTINUATION_INSTRUCTION_TOKENS > limits.budget / limits.ratio) {
         return undefined;
       }

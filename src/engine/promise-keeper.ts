@@ -115,8 +115,8 @@ export class PromiseKeeper {
       {
         history: { length: facts.messages.length, hash: facts.prefixHashes[facts.messages.length] as number },
         hashes,
+        // its count is left to a fold that continues it: a call sent as it came counts only what it must
         request: facts.request,
-        tokens: facts.messages.reduce((sum, message) => sum + this.meter.measure(message).tokens, facts.fixedTokens),
         decided: undefined,
         record: found,
         // a record found but not usable here (it covers or drops more than this history has) was applied not at all

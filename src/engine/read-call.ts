@@ -37,7 +37,7 @@ export interface ReadCallOptions {
   /** The previous prompt a fold's summary may continue, for the conversation (see `CallFacts.continuation`). */
   readonly continuation?: (
     conversation: string,
-    facts: Pick<CallFacts, 'messages' | 'prefixHashes' | 'limits'>,
+    facts: Pick<CallFacts, 'messages' | 'prefixHashes' | 'limits' | 'fixedTokens'>,
   ) => CallFacts['continuation'];
   /** The step signals of the history, when a trigger reads them. */
   readonly analyzeSteps:
@@ -80,7 +80,8 @@ export function readCall(transcript: Transcript, options: ReadCallOptions): Call
   const replayed = options.redaction
     ? collectRedactions(messages, { ...options.redaction, toolName: redactionToolName })
     : { reasons: new Map<string, string>(), latest: new Set<string>() };
-  const continuation = options.continuation?.(conversation, { messages, prefixHashes, limits });
+  const fixedTokens = fixedMeasures.reduce((sum, measure) => sum + measure.tokens, 0);
+  const continuation = options.continuation?.(conversation, { messages, prefixHashes, limits, fixedTokens });
   return {
     ...(options.request ? { request: options.request } : {}),
     ...(continuation ? { continuation } : {}),
@@ -95,7 +96,7 @@ export function readCall(transcript: Transcript, options: ReadCallOptions): Call
     limits,
     cuts: options.cutPoints ? options.cutPoints(conversation, messages) : cutPointsFor(messages),
     fixedMeasures,
-    fixedTokens: fixedMeasures.reduce((sum, measure) => sum + measure.tokens, 0),
+    fixedTokens,
     sites,
     siteByKey: new Map(sites.map((site) => [site.key, site])),
     maskable: masking ? maskableKeys(messages, sites, masking, redactionToolName) : new Set<string>(),
