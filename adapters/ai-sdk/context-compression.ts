@@ -100,54 +100,16 @@ export function middlewareFor(
   engine: CompressionEngine,
   { cacheBreakpoints = true }: Pick<ContextCompressionOptions, 'cacheBreakpoints'> = {},
 ): LanguageModelV4Middleware {
-  /** Each sent call's params, model key and engine output, whose estimate is read once the provider answered. */
-  const sentCalls = new WeakMap<LanguageModelV4CallOptions, SentCall>();
-  const conversions = promptConversionsByCounting();
-  const requests = new SentRequests();
-  const compress = async (
-    params: LanguageModelV4CallOptions,
-    model: LanguageModelV4,
-    retryOf?: ProviderOverflowError,
-  ) => {
-    const { callOptions, providerOptions } = readCallOptions(params.providerOptions);
-    if (callOptions.disable) return { ...params, providerOptions };
-    // files are counted as the model's provider counts them, each way of counting with its own conversions
-    const counting = { family: providerFamily(model.provider, model.modelId), modelId: model.modelId };
-    const contextWindow = callContextWindow(params, model);
-    const maxOutputTokens = callOutputTokens(params, model);
-    const request = {};
-    const result = await engine.compress({
-      transcript: toTranscript(params.prompt, params.tools, conversions(counting), counting),
-      modelId: model.modelId,
-      modelKey: modelKeyOf(model),
-      contextWindow,
-      maxOutputTokens,
-      namespace: callOptions.namespace,
-      force: callOptions.force,
-      // reported once the provider took the prompt: a call rejected for length is reported by its retry alone
-      deferReport: true,
-      retryOf,
-      request,
-      continueRequest: (previous, from, to) => requests.continuation(previous, params, from, to),
-    });
-    const prompt = cacheBreakpoints ? withBreakpoints(result, params, model.provider) : undefined;
-    const transformed = {
-      ...params,
-      providerOptions,
-      prompt: prompt ?? fromTranscript(result.system, result.messages),
-    };
-    requests.remember(request, transformed, model);
-    const call = {
-      original: params,
-      modelKey: modelKeyOf(model),
-      contextWindow,
-      maxOutputTokens,
-      output: result,
-      request,
-    };
-    rememberSent(engine, sentCalls, transformed, call, retryOf !== undefined);
-    return transformed;
+  const state: MiddlewareState = {
+    engine,
+    cacheBreakpoints,
+    sentCalls: new WeakMap(),
+    conversions: promptConversionsByCounting(),
+    requests: new SentRequests(),
   };
+  const { sentCalls, requests } = state;
+  const compress = (params: LanguageModelV4CallOptions, model: LanguageModelV4, retryOf?: ProviderOverflowError) =>
+    compressCall(state, params, model, retryOf);
   const retries: RetryContext = { engine, sent: (params) => sentCalls.get(params), compress };
   const recordUsage = (params: LanguageModelV4CallOptions, usage: LanguageModelV4Usage | undefined) => {
     const sent = sentCalls.get(params);
@@ -186,6 +148,64 @@ export function middlewareFor(
       return { ...result, stream };
     },
   };
+}
+
+/** What the middleware keeps across calls. */
+interface MiddlewareState {
+  readonly engine: CompressionEngine;
+  readonly cacheBreakpoints: boolean;
+  /** Each sent call's params, model key and engine output, whose estimate is read once the provider answered. */
+  readonly sentCalls: WeakMap<LanguageModelV4CallOptions, SentCall>;
+  readonly conversions: ReturnType<typeof promptConversionsByCounting>;
+  /** The requests sent, for a fold's summary that continues one. */
+  readonly requests: SentRequests;
+}
+
+/** One call's params compressed, with what its report and a later retry or continued summary need remembered. */
+async function compressCall(
+  { engine, cacheBreakpoints, sentCalls, conversions, requests }: MiddlewareState,
+  params: LanguageModelV4CallOptions,
+  model: LanguageModelV4,
+  retryOf?: ProviderOverflowError,
+): Promise<LanguageModelV4CallOptions> {
+  const { callOptions, providerOptions } = readCallOptions(params.providerOptions);
+  if (callOptions.disable) return { ...params, providerOptions };
+  // files are counted as the model's provider counts them, each way of counting with its own conversions
+  const counting = { family: providerFamily(model.provider, model.modelId), modelId: model.modelId };
+  const contextWindow = callContextWindow(params, model);
+  const maxOutputTokens = callOutputTokens(params, model);
+  const request = {};
+  const result = await engine.compress({
+    transcript: toTranscript(params.prompt, params.tools, conversions(counting), counting),
+    modelId: model.modelId,
+    modelKey: modelKeyOf(model),
+    contextWindow,
+    maxOutputTokens,
+    namespace: callOptions.namespace,
+    force: callOptions.force,
+    // reported once the provider took the prompt: a call rejected for length is reported by its retry alone
+    deferReport: true,
+    retryOf,
+    request,
+    continueRequest: (previous, from, to) => requests.continuation(previous, params, from, to),
+  });
+  const prompt = cacheBreakpoints ? withBreakpoints(result, params, model.provider) : undefined;
+  const transformed = {
+    ...params,
+    providerOptions,
+    prompt: prompt ?? fromTranscript(result.system, result.messages),
+  };
+  requests.remember(request, transformed, model);
+  const call = {
+    original: params,
+    modelKey: modelKeyOf(model),
+    contextWindow,
+    maxOutputTokens,
+    output: result,
+    request,
+  };
+  rememberSent(engine, sentCalls, transformed, call, retryOf !== undefined);
+  return transformed;
 }
 
 const modelKeyOf = (model: { provider: string; modelId: string }) => `${model.provider}:${model.modelId}`;

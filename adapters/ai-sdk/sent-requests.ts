@@ -4,8 +4,8 @@ import type {
   LanguageModelV4Message,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
-import type { SummarizerUsage } from '../../src/reports/usage.js';
 import type { PromptContinuation } from '../../src/summarizers/prompt-continuation.js';
+import { providerUsageOf } from './compression-report.js';
 
 /** A request as it was sent: its params (the compressed prompt, with its cache breakpoints), its model, its usage. */
 interface SentRequest {
@@ -56,17 +56,8 @@ export class SentRequests {
       const last: LanguageModelV4Message = { role: 'user', content: [{ type: 'text', text: instruction }] };
       const result = await model.doGenerate({ ...params, prompt: [...params.prompt, ...since, last], abortSignal });
       const text = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
-      return { text, usage: summarizerUsageOf(result.usage, result.response?.modelId ?? model.modelId) };
+      const usage = providerUsageOf(result.usage);
+      return { text, usage: usage && { ...usage, model: result.response?.modelId ?? model.modelId } };
     };
   }
-}
-
-function summarizerUsageOf(usage: LanguageModelV4Usage, model: string): SummarizerUsage {
-  return {
-    inputTokens: usage.inputTokens.total,
-    cacheReadTokens: usage.inputTokens.cacheRead,
-    cacheWriteTokens: usage.inputTokens.cacheWrite,
-    outputTokens: usage.outputTokens.total,
-    model,
-  } as SummarizerUsage;
 }

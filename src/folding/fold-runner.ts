@@ -23,13 +23,11 @@ import { nextToolCalls, withoutEngineFields } from '../session-state/folded-call
 import { mergeSimilarQuotes, verifySalience } from '../session-state/salience.js';
 import type { SessionState } from '../session-state/session-state.js';
 import { appendToTimeline, timelineEntry } from '../session-state/timeline.js';
-import type { PromptContinuation } from '../summarizers/prompt-continuation.js';
-import { runSummarizer } from '../summarizers/run-summarizer.js';
+import { summarizeContinued } from '../summarizers/run-summarizer.js';
 import { summarizeInChunks } from '../summarizers/summarize-in-chunks.js';
 import type { Summarizer } from '../summarizers/summarizer.js';
 import { summarizerWindow } from '../summarizers/summarizer-chunks.js';
 import { SummarizerLimits } from '../summarizers/summarizer-limits.js';
-import type { Message } from '../transcript/transcript.js';
 import { applyFold, type FoldPlan, messagesToFold } from './fold-plans.js';
 
 /** After a summarizer failure, a conversation waits this many new messages before the summarizer is tried again. */
@@ -306,7 +304,15 @@ export class FoldRunner {
     // summary made ahead of time too: it runs beside the call, whose own prompt may not be cached yet); a summary it
     // could not make that way is made as a separate request
     const continuation = this.summarizer.continuesPrompts ? facts.continuation?.(point, plan.cut) : undefined;
-    const continued = continuation ? await this.continued(folded, previous, continuation, signal) : undefined;
+    const continued =
+      continuation &&
+      (await summarizeContinued(this.summarizer, {
+        messages: folded,
+        previous,
+        continuation,
+        timeoutMs: this.timeoutMs,
+        signal,
+      }));
     // the timeline and the folded calls are the engine's: summarizers neither see nor write them
     const chunked =
       continued?.state === undefined
@@ -337,32 +343,6 @@ export class FoldRunner {
     const toolCalls = nextToolCalls(point.state?.toolCalls, folded, facts);
     // fitted to each call's cap when it is used (see `run`): a cap that moved with the calibration since reuses it
     return { state: { ...merged, timeline, ...(toolCalls ? { toolCalls } : {}) }, rejected, calls, usage };
-  }
-
-  /** The summary as a continuation of the previous call's prompt: its state, or none when it failed (and why). */
-  private async continued(
-    messages: readonly Message[],
-    previous: SessionState | undefined,
-    continuation: PromptContinuation,
-    signal: AbortSignal | undefined,
-  ): Promise<{ state: SessionState | undefined; calls: number; usage: SummarizerUsage | undefined }> {
-    let usage: SummarizerUsage | undefined;
-    try {
-      const state = await runSummarizer(this.summarizer, {
-        messages,
-        previous,
-        timeoutMs: this.timeoutMs,
-        signal,
-        continuation,
-        onUsage: (reported) => {
-          usage = addSummarizerUsage(usage, reported);
-        },
-      });
-      return { state, calls: 1, usage };
-    } catch (error) {
-      if (!SummarizerError.isInstance(error) || signal?.aborted) throw error;
-      return { state: undefined, calls: 1, usage };
-    }
   }
 }
 

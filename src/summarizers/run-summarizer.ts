@@ -1,6 +1,6 @@
 import { withTimeout } from '../counting/with-timeout.js';
 import { SummarizerError } from '../errors.js';
-import type { SummarizerUsage } from '../reports/usage.js';
+import { addSummarizerUsage, type SummarizerUsage } from '../reports/usage.js';
 import { type SessionState, SessionStateSchema } from '../session-state/session-state.js';
 import { copyMessages } from '../transcript/copy-messages.js';
 import type { Message } from '../transcript/transcript.js';
@@ -76,4 +76,38 @@ function abortedBy(signal: AbortSignal, controller: AbortController): { promise:
   });
   promise.catch(() => undefined);
   return { promise, stop: () => signal.removeEventListener('abort', onAbort) };
+}
+
+/**
+ * A fold's summary made as a continuation of the previous call's prompt: the state, or none when the summarizer
+ * failed (the caller then makes it as a separate request), with the call and the usage it reported either way. An
+ * error other than a summarizer's, or one after `signal` aborted, is thrown.
+ */
+export async function summarizeContinued(
+  summarizer: Summarizer,
+  {
+    messages,
+    previous,
+    continuation,
+    timeoutMs,
+    signal,
+  }: {
+    messages: readonly Message[];
+    previous: SessionState | undefined;
+    continuation: PromptContinuation;
+    timeoutMs: number;
+    signal: AbortSignal | undefined;
+  },
+): Promise<{ state: SessionState | undefined; calls: number; usage: SummarizerUsage | undefined }> {
+  let usage: SummarizerUsage | undefined;
+  const onUsage = (reported: SummarizerUsage) => {
+    usage = addSummarizerUsage(usage, reported);
+  };
+  try {
+    const state = await runSummarizer(summarizer, { messages, previous, timeoutMs, signal, continuation, onUsage });
+    return { state, calls: 1, usage };
+  } catch (error) {
+    if (!SummarizerError.isInstance(error) || signal?.aborted) throw error;
+    return { state: undefined, calls: 1, usage };
+  }
 }
