@@ -8,11 +8,17 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { contextCompression, extractiveSummarizer, type Summarizer } from '../adapters/ai-sdk/index.js';
+import {
+  contextCompression,
+  extractiveSummarizer,
+  type SessionState,
+  type Summarizer,
+} from '../adapters/ai-sdk/index.js';
 import { CACHE_READ_PRICE, CACHE_WRITE_PRICE, measurePrompt } from '../examples/lib/replay.js';
 import type { SessionFile } from '../examples/lib/session-file.js';
 import { commonPrefixTokens } from '../src/counting/prefix-tracker.js';
 import { DEFAULT_SUMMARIZER_INSTRUCTIONS, DEFAULT_SUMMARIZER_PROMPT } from '../src/options/prompts.js';
+import { continuationInstruction } from '../src/summarizers/prompt-continuation.js';
 import { renderSummarizerPrompt } from '../src/summarizers/render-transcript.js';
 import { agentHistory, rebuilt, sessionPrompts } from './agent-history.js';
 
@@ -56,25 +62,79 @@ interface Counted {
  * A summarizer as slow as a model: the offline one, answering after `SUMMARY_MS`, counting its request and answer as a
  * model's provider would (o200k) and reporting them as a model summarizer does.
  */
-function slowSummarizer(counted: Counted): Summarizer {
+function slowSummarizer(counted: Counted, continues: boolean): Summarizer {
   const offline = extractiveSummarizer();
   return {
     name: 'slow-model',
+    ...(continues && { continuesPrompts: true }),
     summarize: async (input) => {
       counted.calls++;
+      // continuing the cached prompt: the request is sent (and priced) as the main model's, the state made as always
+      const continued =
+        input.continuation &&
+        (await input.continuation.complete(
+          continuationInstruction(DEFAULT_SUMMARIZER_INSTRUCTIONS, input.continuation),
+          input.abortSignal,
+        ));
       await sleep(SUMMARY_MS);
       const state = await offline.summarize(input);
-      const request = `${DEFAULT_SUMMARIZER_INSTRUCTIONS}\n${renderSummarizerPrompt(DEFAULT_SUMMARIZER_PROMPT, input)}`;
-      const usage = {
-        inputTokens: countTokens(request, PLAIN_TEXT),
-        outputTokens: countTokens(JSON.stringify(state), PLAIN_TEXT),
-      };
-      counted.input += usage.inputTokens;
-      counted.output += usage.outputTokens;
-      input.reportUsage?.({ ...usage, model: 'slow-model' });
+      // a continued prompt with a state asks for the change to it alone: the entries the state gained and lost
+      const outputTokens = countTokens(
+        JSON.stringify(continued && input.continuation?.hasState ? changeOf(input.previous, state) : state),
+        PLAIN_TEXT,
+      );
+      const inputTokens =
+        continued?.usage?.inputTokens ??
+        countTokens(
+          `${DEFAULT_SUMMARIZER_INSTRUCTIONS}\n${renderSummarizerPrompt(DEFAULT_SUMMARIZER_PROMPT, input)}`,
+          PLAIN_TEXT,
+        );
+      const cacheRead = continued?.usage?.cacheReadTokens ?? 0;
+      // a separate request at 1x; a continued one read from the cache up to the prompt it continues, written after it
+      counted.input += continued
+        ? cacheRead * CACHE_READ_PRICE + (inputTokens - cacheRead) * CACHE_WRITE_PRICE
+        : inputTokens;
+      counted.output += outputTokens;
+      input.reportUsage?.({ inputTokens, cacheReadTokens: cacheRead, outputTokens, model: 'slow-model' });
       return state;
     },
   };
+}
+
+/** The change from one state to the next, as a continued summary request asks for it (see `continuationInstruction`). */
+function changeOf(previous: SessionState | undefined, next: SessionState) {
+  const fields = ['logos', 'pathos', 'abstract', 'salience'] as const;
+  const before = new Set(fields.flatMap((field) => previous?.[field] ?? []));
+  const after = new Set(fields.flatMap((field) => next[field] ?? []));
+  return {
+    add: Object.fromEntries(fields.map((field) => [field, (next[field] ?? []).filter((entry) => !before.has(entry))])),
+    drop: [...before].filter((entry) => !after.has(entry)),
+    conversationSummary: next.conversationSummary,
+  };
+}
+
+/**
+ * The main model of a loop whose summaries continue its prompt: it answers nothing the loop reads, and reports of a
+ * summary request (the instruction last) its tokens and the prefix it shares with the step's prompt before it.
+ */
+function continuingModel(lastSent: { prompt: LanguageModelV4Prompt }): MockLanguageModelV4 {
+  return new MockLanguageModelV4({
+    modelId: 'bench-model',
+    doGenerate: async ({ prompt }) => {
+      const measured = measurePrompt(prompt);
+      const total = measured.reduce((sum, message) => sum + message.tokens, 0);
+      const cacheRead = commonPrefixTokens(measurePrompt(lastSent.prompt), measured);
+      return {
+        content: [{ type: 'text', text: '{}' }],
+        finishReason: { unified: 'stop', raw: 'stop' },
+        usage: {
+          inputTokens: { total, noCache: total - cacheRead, cacheRead, cacheWrite: undefined },
+          outputTokens: { total: 0, text: 0, reasoning: undefined },
+        },
+        warnings: [],
+      };
+    },
+  });
 }
 
 /** The loop's prompts: the history up to each assistant message, the first `STEPS` of them. */
@@ -86,14 +146,20 @@ function stepPrompts(history: LanguageModelV4Prompt): LanguageModelV4Prompt[] {
   return prompts;
 }
 
-async function runLoop(prompts: readonly LanguageModelV4Prompt[], ahead: boolean): Promise<LoopResult> {
+/** The summaries' mode: none ahead, made ahead as separate requests, or made ahead continuing the cached prompt. */
+type Mode = 'off' | 'on' | 'cont';
+
+async function runLoop(prompts: readonly LanguageModelV4Prompt[], mode: Mode): Promise<LoopResult> {
+  const ahead = mode !== 'off';
+  const lastSent = { prompt: [] as LanguageModelV4Prompt };
+  const main = mode === 'cont' ? continuingModel(lastSent) : model;
   const counted: Counted = { calls: 0, input: 0, output: 0 };
   let sentTokens = 0;
   let folds = 0;
   let aheadFolds = 0;
   const middleware = contextCompression({
     contextWindow: WINDOW,
-    summarizer: slowSummarizer(counted),
+    summarizer: slowSummarizer(counted, mode === 'cont'),
     summarizeAhead: ahead ? {} : false,
     onCall: (report) => {
       sentTokens += report.promptTokens;
@@ -109,10 +175,31 @@ async function runLoop(prompts: readonly LanguageModelV4Prompt[], ahead: boolean
   for (const prompt of prompts) {
     const params: LanguageModelV4CallOptions = { prompt: rebuilt(prompt) };
     const started = performance.now();
-    const sent = await middleware.transformParams?.({ type: 'generate', params, model });
+    const sent = (await middleware.transformParams?.({ type: 'generate', params, model: main })) ?? params;
     waits.push(performance.now() - started);
-    const measured = measurePrompt((sent ?? params).prompt);
+    const measured = measurePrompt(sent.prompt);
     const cached = commonPrefixTokens(previous, measured);
+    if (mode === 'cont') {
+      // the provider's usage says it caches: what a summary continues is offered only then (no input total: the
+      // calibration stays as in the other modes)
+      lastSent.prompt = sent.prompt;
+      await middleware.wrapGenerate?.({
+        doGenerate: async () => ({
+          content: [],
+          finishReason: { unified: 'tool-calls', raw: 'tool_use' },
+          usage: {
+            inputTokens: { total: undefined, noCache: undefined, cacheRead: cached, cacheWrite: undefined },
+            outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+          },
+          warnings: [],
+        }),
+        doStream: async () => {
+          throw new Error('not streamed');
+        },
+        params: sent,
+        model: main,
+      });
+    }
     const total = measured.reduce((sum, message) => sum + message.tokens, 0);
     cost += cached * CACHE_READ_PRICE + (total - cached) * CACHE_WRITE_PRICE;
     previous = measured;
@@ -127,7 +214,7 @@ async function runLoop(prompts: readonly LanguageModelV4Prompt[], ahead: boolean
     summaries: counted.calls,
     folds,
     ahead: aheadFolds,
-    summarizerCost: counted.input + counted.output * OUTPUT_PRICE,
+    summarizerCost: Math.round(counted.input + counted.output * OUTPUT_PRICE),
   };
 }
 
@@ -161,12 +248,17 @@ export async function summariesAhead(sessions: readonly SessionFile[]): Promise<
     sources.map(async (source) => {
       const own = sessions.filter((session) => (session.source?.split('/')[0] ?? 'unknown') === source);
       const prompts = stepPrompts(agentHistory(await sessionPrompts(own), 4 * STEPS));
-      const [off, on] = await Promise.all([runLoop(prompts, false), runLoop(prompts, true)]);
-      return { source, off, on };
+      const [off, on, cont] = await Promise.all([
+        runLoop(prompts, 'off'),
+        runLoop(prompts, 'on'),
+        runLoop(prompts, 'cont'),
+      ]);
+      return { source, off, on, cont };
     }),
   );
-  for (const { source, off, on } of loops) {
+  for (const { source, off, on, cont } of loops) {
     console.log(row(source, 'off', off));
     console.log(row(source, 'on', on));
+    console.log(row(source, 'on+cont', cont));
   }
 }

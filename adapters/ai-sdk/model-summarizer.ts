@@ -69,7 +69,7 @@ export function modelSummarizer(
           abortSignal,
         );
         if (usage) reportUsage?.(usage);
-        const state = stateFromText(text);
+        const state = stateFromText(text, previous);
         // the engine makes the summary as a separate request instead
         if (!state) throw new Error('the continued prompt was answered without a session state');
         return state;

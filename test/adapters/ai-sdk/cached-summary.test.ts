@@ -173,7 +173,7 @@ describe('a summary by the wrapped model itself (AI SDK)', () => {
 describe('continuationInstruction and stateFromText', () => {
   it('names how many messages at the end stay, and whether a state is merged', () => {
     expect(continuationInstruction('Return JSON.', { keptAfter: 2, hasState: true })).toMatch(
-      /except the last 2 messages[\s\S]*<session_state>[\s\S]*Return JSON\./,
+      /except the last 2 messages[\s\S]*Return JSON\.[\s\S]*<session_state>[\s\S]*Do not write it again/,
     );
     expect(continuationInstruction('Return JSON.', { keptAfter: 1, hasState: false })).toMatch(
       /except the last message[\s\S]*no memory so far/,
@@ -184,6 +184,19 @@ describe('continuationInstruction and stateFromText', () => {
     expect(stateFromText(`Here it is:\n\`\`\`json\n${JSON.stringify(STATE)}\n\`\`\``)).toMatchObject(STATE);
     expect(stateFromText(JSON.stringify(STATE))).toMatchObject(STATE);
     expect(stateFromText('No state today.')).toBeUndefined();
+    // a change to the previous state: the entries to add and to drop, and the new summary
+    const previous = { ...STATE, logos: ['The build uses pnpm.', 'The tests run on Node 18.'] };
+    const change = {
+      add: { logos: ['The tests run on Node 22.'] },
+      drop: ['The tests run on Node 18.'],
+      conversationSummary: 'Upgraded.',
+    };
+    expect(stateFromText(JSON.stringify(change), previous)).toMatchObject({
+      logos: ['The build uses pnpm.', 'The tests run on Node 22.'],
+      conversationSummary: 'Upgraded.',
+    });
+    // without a previous state a change is no state
+    expect(stateFromText(JSON.stringify(change))).toBeUndefined();
     expect(stateFromText('{"logos": 3}')).toBeUndefined();
   });
 });
