@@ -22,6 +22,10 @@ export function callMetadata(report: CallReport): CompressionReport {
     get cacheablePrefixTokens() {
       return report.cacheablePrefixTokens;
     },
+    // read when read, as the token figures (undefined, and left out of JSON, for a call sent as it came)
+    get price() {
+      return report.price;
+    },
     messagesOutOfPrompt: report.messagesOutOfPrompt,
     stateInPrompt: report.stateInPrompt,
     ...(event && { change: changeOf(event) }),

@@ -5,11 +5,14 @@ import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js'
 import { commonPrefixTokens, PrefixTracker } from '../counting/prefix-tracker.js';
 import { HardLimitError, type ProviderOverflowError } from '../errors.js';
 import type { CompressionDecision } from '../reports/decisions.js';
-import type { CallReport, CompressEvent } from '../reports/events.js';
+import type { CallPrice, CallReport, CompressEvent } from '../reports/events.js';
+import type { SummarizerUsage } from '../reports/usage.js';
+import type { Message } from '../transcript/transcript.js';
 import { compressEvent } from './compress-event.js';
 import type { Decided } from './decide.js';
 import { type EditReport, reportEdits } from './report-edits.js';
 import type { Listeners } from './safe-listeners.js';
+import { extendsMark, type HistoryMark } from './sent-prompts.js';
 
 /** What a call's view changed beside its plans, and whether the call tells `onCompress` of its changes. */
 export interface CallEdits {
@@ -24,12 +27,16 @@ export interface CallEdits {
 export class CallReporter {
   private readonly prefixes = new PrefixTracker();
   private readonly truncatedShown = new LRUCache<string, ReadonlySet<string>>({ max: 1_000 });
+  /** The history of each conversation's last call: what a prompt cache would have read of the next one sent whole. */
+  private readonly histories = new LRUCache<string, HistoryMark>({ max: 1_000 });
 
   constructor(
     private readonly options: Partial<Listeners>,
     private readonly meter: MessageMeter,
     /** Whether the caller listens to every call (`onCall`): the report is made only then. */
     private readonly reportCalls = false,
+    /** Prices of cached, written and output tokens, for a call's price. */
+    private readonly pricing: CallPricing = { read: 0.1, write: 1.25, output: 5 },
   ) {}
 
   /** Reports a summarizer failure and a prompt left over the hard limit (`total` tokens); neither fails the call. */
@@ -119,16 +126,30 @@ export class CallReporter {
     if (event && announced) this.options.onCompress?.(event);
     const { ratio } = facts.limits;
     const historyTokens = this.historyCount(facts);
+    const promptTokens = Math.round(tokensAfter * ratio);
+    const sentPrice = this.priced(cacheablePrefixTokens * ratio, promptTokens);
+    // priced when the prompt is not the history as it came (a call sent as it came costs what it costs)
+    const { point } = decided;
+    const changed =
+      event !== undefined ||
+      point.coveredCount > 0 ||
+      point.state !== undefined ||
+      point.masked.size > 0 ||
+      tokensAfter !== tokensBefore;
+    const price = changed ? this.priceOf(facts, historyTokens, sentPrice, event?.summarizerUsage) : undefined;
+    if (!changed) this.histories.set(facts.conversationKey, historyMark(facts));
     const report: CallReport = {
       get historyTokens() {
         return historyTokens();
       },
-      promptTokens: Math.round(tokensAfter * ratio),
+      promptTokens,
       cacheablePrefixTokens: Math.round(cacheablePrefixTokens * ratio),
       messagesOutOfPrompt: decided.point.coveredCount,
       stateInPrompt: decided.point.state !== undefined,
       event,
     };
+    // read when read, as `historyTokens`
+    if (price) Object.defineProperty(report, 'price', { get: price, enumerable: true });
     return { decisions, event, report };
   }
 
@@ -148,6 +169,7 @@ export class CallReporter {
     promptTokens: () => number;
   }): CallReport {
     this.truncatedShown.set(facts.conversationKey, new Set());
+    this.histories.set(facts.conversationKey, historyMark(facts));
     const sentPrompt = [...facts.fixedMeasures, ...sent];
     const { ratio } = facts.limits;
     const historyTokens = this.historyCount(facts);
@@ -173,16 +195,74 @@ export class CallReporter {
     return report;
   }
 
+  /**
+   * The call's price (see `CallPrice`), counted when first asked for: the history as it came priced by the part the
+   * previous call's history had (read) and the rest (written), the prompt sent as `sent` gives, the summarizer's usage
+   * by its own figures.
+   */
+  private priceOf(
+    facts: CallFacts,
+    historyTokens: () => number,
+    sent: number,
+    summarizerUsage: SummarizerUsage | undefined,
+  ): () => CallPrice {
+    const previous = this.histories.get(facts.conversationKey);
+    this.histories.set(facts.conversationKey, historyMark(facts));
+    const { read, write, output } = this.pricing;
+    return countedOnce(() => {
+      const history = historyTokens();
+      const before =
+        previous && extendsMark(facts.prefixHashes, previous)
+          ? Math.min(history, this.historyTokens(facts, previous.length))
+          : 0;
+      const uncompressed = Math.round(this.priced(before, history));
+      const summarizer = Math.round(summarizerUsage ? summarizerPrice(summarizerUsage, { read, write, output }) : 0);
+      const paid = Math.round(sent);
+      return { uncompressed, sent: paid, summarizer, saved: uncompressed - paid - summarizer };
+    });
+  }
+
+  /** A prompt of `tokens` whose first `cached` a prompt cache reads, the rest written. */
+  private priced(cached: number, tokens: number): number {
+    return cached * this.pricing.read + Math.max(0, tokens - cached) * this.pricing.write;
+  }
+
   /** `historyTokens`, counted when first asked for and kept. */
   private historyCount(facts: CallFacts): () => number {
     return countedOnce(() => this.historyTokens(facts));
   }
 
   /** The history as the caller sent it, fixed part included, in the provider's (calibrated) tokens. */
-  private historyTokens(facts: CallFacts): number {
-    const history = facts.messages.reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
+  private historyTokens(facts: CallFacts, length = facts.messages.length): number {
+    let history = 0;
+    for (let index = 0; index < length; index++) history += this.meter.measure(facts.messages[index] as Message).tokens;
     return Math.round((facts.fixedTokens + history) * facts.limits.ratio);
   }
+}
+
+/** Prices of cached, written and output tokens, as multiples of the input price (the engine's `cachePricing`). */
+export interface CallPricing {
+  readonly read: number;
+  readonly write: number;
+  readonly output: number;
+}
+
+/** Where a call's history stood. */
+function historyMark(facts: CallFacts): HistoryMark {
+  return { length: facts.messages.length, hash: facts.prefixHashes[facts.messages.length] as number };
+}
+
+/** A summarizer's reported tokens priced: uncached input at 1, cached at `read`, written at `write`, output at `output`. */
+function summarizerPrice(usage: SummarizerUsage, { read, write, output }: CallPricing): number {
+  const input = usage.inputTokens ?? 0;
+  const cacheRead = usage.cacheReadTokens ?? 0;
+  const cacheWrite = usage.cacheWriteTokens ?? 0;
+  return (
+    Math.max(0, input - cacheRead - cacheWrite) +
+    cacheRead * read +
+    cacheWrite * write +
+    (usage.outputTokens ?? 0) * output
+  );
 }
 
 /** The prompt's tokens and its prefix shared with the previous call's, counted when first asked for and kept. */

@@ -81,7 +81,7 @@ export function engineParts(options: CompressionOptions): EngineParts {
   const ahead =
     settings.ahead && new FoldsAhead(folds, new FoldsAheadStore(store, stateTtlMs), settings.ahead, onError);
   const ownTools = new OwnToolsSeen(settings.awareness);
-  const reporter = new CallReporter(listeners, meter, resolved.onCall !== undefined);
+  const reporter = new CallReporter(listeners, meter, resolved.onCall !== undefined, resolved.cachePricing);
   const recall = new RecallPlanner(meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, { embeddings, onEmbedderError });
   const assembly = new PromptAssembly(meter, settings, memory, recall);
   const services: StageServices = {

@@ -173,9 +173,11 @@ const cachePricingShape = {
   read: number('a number of at least 0', (schema) => schema.nonnegative()).default(0.1),
   /** Price of an input token written to the cache. @default 1.25 */
   write: number('a number greater than 0', (schema) => schema.positive()).default(1.25),
+  /** Price of an output token (a model summarizer's), for the price of a call in its report. @default 5 */
+  output: number('a number of at least 0', (schema) => schema.nonnegative()).default(5),
 };
 
-/** Prompt-cache prices as multiples of the input price. */
+/** Prompt-cache prices (and the output price) as multiples of the input price. */
 const CachePricingSchema: StrictObject<typeof cachePricingShape> = group(cachePricingShape);
 
 const foldLeaseShape = {
@@ -342,7 +344,8 @@ const compressionOptionsShape = {
   redaction: switchable(RedactionOptionsSchema).prefault({}),
   /**
    * Prompt-cache prices as multiples of the input price, for deciding whether a masking step pays for the cache
-   * break it causes. @default { read: 0.1, write: 1.25 } (Anthropic's published multipliers)
+   * break it causes, and with the output price for the price of a call in its report (`CompressionReport.price`).
+   * @default { read: 0.1, write: 1.25, output: 5 } (Anthropic's published multipliers)
    */
   cachePricing: CachePricingSchema.prefault({}),
   /**

@@ -1,4 +1,4 @@
-import type { CompressionChange } from './events.js';
+import type { CallPrice, CompressionChange } from './events.js';
 import type { ProviderUsage } from './usage.js';
 
 export type { ProviderUsage } from './usage.js';
@@ -47,6 +47,12 @@ export type CompressionReport = {
    * took its prompt.
    */
   providerUsage?: ProviderUsage;
+  /**
+   * What the call cost against sending the history as it came, priced with the engine's `cachePricing` (see
+   * `CallPrice`); on every call whose prompt was not the history as it came. `saved` summed over a conversation's calls
+   * says whether compression paid.
+   */
+  price?: CallPrice;
 };
 
 /** @deprecated the former name of `CompressionReport`, the one shape of every report. */

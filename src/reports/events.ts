@@ -111,6 +111,8 @@ export interface CallReport {
   readonly stateInPrompt: boolean;
   /** This call's changes, when it made any: the event `onCompress` hears. */
   readonly event: CompressEvent | undefined;
+  /** What the call cost against sending the history as it came (see `CallPrice`), when its prompt was not that. */
+  readonly price?: CallPrice;
   /**
    * When the provider rejected the call's first prompt as too long and the call was retried, compressed to fit: what
    * the provider said and what the engine learned from it (`learnedRatio`, `learnedInputLimit`). The report is the
@@ -118,3 +120,22 @@ export interface CallReport {
    */
   readonly rejection?: ProviderOverflowError;
 }
+
+/**
+ * A call's price against sending the history as it came, in input-token units at the engine's `cachePricing`
+ * (a cached token at `read`, a written one at `write`, an output token at `output`; an input token 1). Our estimate,
+ * in the provider's (calibrated) tokens: the prompt as sent priced by its prefix shared with the previous call's, the
+ * history as it came by its part the previous call's history had (what a prompt cache would have read of it), and the
+ * summarizer's usage as its provider reported it. Summed over a conversation's calls, `saved` says whether
+ * compression paid: a fold costs on its call (cache writes, the summary) and saves on each call after it.
+ */
+export type CallPrice = {
+  /** The history as it came, priced as a prompt cache would have priced it. */
+  uncompressed: number;
+  /** The prompt as it was sent. */
+  sent: number;
+  /** The summarizer's calls reported with this call (input, cached input and output). */
+  summarizer: number;
+  /** `uncompressed` - `sent` - `summarizer`: what compression saved on this call (negative: what it cost). */
+  saved: number;
+};

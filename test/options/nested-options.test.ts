@@ -125,7 +125,7 @@ describe('every nested option is checked, naming its path, the value and what is
     [{ recall: true }, 'recall', 'false or an object { budgetShare? }', 'true'],
     [{ cachePricing: { read: -0.1 } }, 'cachePricing.read', 'a number of at least 0', '-0.1'],
     [{ cachePricing: { write: 0 } }, 'cachePricing.write', 'a number greater than 0', '0'],
-    [{ cachePricing: false }, 'cachePricing', 'an object { read?, write? }', 'false'],
+    [{ cachePricing: false }, 'cachePricing', 'an object { read?, write?, output? }', 'false'],
     [{ foldLease: { waitMs: -1 } }, 'foldLease.waitMs', 'a whole number of milliseconds from 0 to 2147483647', '-1'],
     [
       { foldLease: { waitMs: 2 ** 31 } },

@@ -45,7 +45,7 @@ describe('resolveOptions', () => {
         },
       },
       redaction: { toolName: DEFAULT_REDACTION_TOOL_NAME, excludeTools: [] },
-      cachePricing: { read: 0.1, write: 1.25 },
+      cachePricing: { read: 0.1, write: 1.25, output: 5 },
       recall: { budgetShare: 0.1 },
       embedderTimeoutMs: 10_000,
     });
