@@ -8,6 +8,7 @@ import {
   SessionStateSchema,
   summarizerOutputJsonSchema,
 } from '../../src/session-state/session-state.js';
+import { continuationInstruction, stateFromText } from '../../src/summarizers/prompt-continuation.js';
 import { fixedSummarizerPrompt, renderSummarizerPrompt } from '../../src/summarizers/render-transcript.js';
 import type { Summarizer } from '../../src/summarizers/summarizer.js';
 import { CALL_OPTIONS_KEY } from './call-options.js';
@@ -25,6 +26,11 @@ export interface ChatModelSummarizerOptions {
    * @default the model profile's `maxInputTokens`, else looked up from its name; none when unknown
    */
   contextWindow?: number;
+  /**
+   * Make a fold's summary as a continuation of the call's cached prompt when the model is the one being called (see
+   * the AI SDK's `modelSummarizer`); `withContextCompression(model, { summarizer: model })` turns it on. @default false
+   */
+  continueCachedPrompt?: boolean;
 }
 
 /**
@@ -39,6 +45,7 @@ export function chatModelSummarizer(
     instructions = DEFAULT_SUMMARIZER_INSTRUCTIONS,
     prompt = DEFAULT_SUMMARIZER_PROMPT,
     contextWindow,
+    continueCachedPrompt = false,
   }: ChatModelSummarizerOptions = {},
 ): Summarizer {
   if (typeof model?.withStructuredOutput !== 'function')
@@ -56,7 +63,19 @@ export function chatModelSummarizer(
     name: `model:${info.modelId}`,
     contextWindow: contextWindow ?? info.contextWindow ?? lookupContextWindow(info.modelId),
     fixedPrompt: fixedSummarizerPrompt(instructions, prompt),
-    async summarize({ messages, previous, abortSignal, reportUsage }) {
+    ...(continueCachedPrompt && { continuesPrompts: true }),
+    async summarize({ messages, previous, abortSignal, reportUsage, continuation }) {
+      if (continuation && continuation.modelId === info.modelId) {
+        const { text, usage } = await continuation.complete(
+          continuationInstruction(instructions, continuation),
+          abortSignal,
+        );
+        if (usage) reportUsage?.({ ...usage, model: usage.model === 'unknown' ? info.modelId : usage.model });
+        const state = stateFromText(text, previous);
+        // the engine makes the summary as a separate request instead
+        if (!state) throw new Error('the continued prompt was answered without a session state');
+        return state;
+      }
       const text = renderSummarizerPrompt(prompt, { messages, previous });
       const output = await structured.invoke([new SystemMessage(instructions), new HumanMessage(text)], {
         signal: abortSignal,

@@ -1,6 +1,7 @@
 import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
 import { type BaseMessage, type BaseMessageLike, coerceMessageLikeToMessage } from '@langchain/core/messages';
 import { type CompressionReport, callMetadata } from '../../src/engine/call-metadata.js';
+import type { CompressInput } from '../../src/engine/compress-call.js';
 import type { CompressionEngine } from '../../src/engine/engine.js';
 import { InvalidOptionError, type ProviderOverflowError } from '../../src/errors.js';
 import { type BreakpointContext, withCacheBreakpoints } from './cache-breakpoints.js';
@@ -40,6 +41,9 @@ export interface CompressBaseMessagesInput {
   readonly retryOf?: ProviderOverflowError | undefined;
   /** Cache breakpoints for a provider that caches only at them (see `withCacheBreakpoints`); none when undefined. */
   readonly breakpoints?: BreakpointContext | undefined;
+  /** The key of the request the call sends and how an earlier one is continued (see `CompressInput.request`). */
+  readonly request?: object;
+  readonly continueRequest?: CompressInput['continueRequest'];
 }
 
 /** The compressed prompt, our estimate of its tokens (to learn from the provider's count) and the call's report. */
@@ -50,6 +54,8 @@ export interface CompressedBaseMessages {
   readonly metadata: CompressionReport;
   /** Tells `onCall` of the call, for one compressed with `report: 'later'`; at most once, however often called. */
   readonly settled: () => void;
+  /** The key of the request (`CompressBaseMessagesInput.request`), when the call gave one. */
+  readonly request?: object | undefined;
 }
 
 /** Runs one LangChain prompt through the engine and back. */
@@ -65,6 +71,8 @@ export async function compressBaseMessages(
     report = 'now',
     retryOf,
     breakpoints,
+    request,
+    continueRequest,
   }: CompressBaseMessagesInput,
 ): Promise<CompressedBaseMessages> {
   const result = await engine.compress({
@@ -77,6 +85,8 @@ export async function compressBaseMessages(
     force: callOptions.force,
     deferReport: report === 'later',
     retryOf,
+    ...(request && { request }),
+    ...(continueRequest && { continueRequest }),
   });
   const converted = convertTranscript(result.system, result.messages, awareness);
   return {
@@ -89,6 +99,7 @@ export async function compressBaseMessages(
     },
     metadata: callMetadata(result.report),
     settled: reportedOnce(() => engine.reportCall(result.report)),
+    request,
   };
 }
 

@@ -24,10 +24,17 @@ export interface LangChainCompressionOptions
 const CACHE_BREAKPOINTS_OPTION = AdapterOptionsSchema.pick({ cacheBreakpoints: true });
 
 /** Builds the engine for a set of LangChain options, turning a chat model summarizer into a Summarizer. */
-export function createEngine(options: LangChainCompressionOptions | undefined): CompressionEngine {
+export function createEngine(
+  options: LangChainCompressionOptions | undefined,
+  wrapped?: BaseChatModel,
+): CompressionEngine {
   const { cacheBreakpoints, ...given } = readOptions(options);
   parseOptions(CACHE_BREAKPOINTS_OPTION, { cacheBreakpoints }, '');
-  return createCompressionEngine(given, (value) => (isChatModel(value) ? chatModelSummarizer(value) : undefined));
+  return createCompressionEngine(given, (value) =>
+    isChatModel(value)
+      ? chatModelSummarizer(value, value === wrapped ? { continueCachedPrompt: true } : {})
+      : undefined,
+  );
 }
 
 /** Whether the options leave cache breakpoints on (the default): `cacheBreakpoints: false` turns them off. */

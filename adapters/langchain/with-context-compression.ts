@@ -14,6 +14,7 @@ import { callWindow, isChatModel, type ModelInfo, modelInfo, reportedInputTokens
 import { callOwn, methodOf, parsedCallOptions, streamsNatively, streamsOwnChunks } from './model-methods.js';
 import { runWithRetry, streamWithRetry } from './overflow-retry.js';
 import { attachReport, reportingRun, withReports } from './report-metadata.js';
+import { SentRequests } from './sent-requests.js';
 import { TranscriptConverter } from './transcript-converter.js';
 
 /**
@@ -34,6 +35,8 @@ interface Compression {
   readonly copies: WeakMap<object, BaseChatModel>;
   /** Whether models that cache only at breakpoints get them (the `cacheBreakpoints` option). */
   readonly cacheBreakpoints: boolean;
+  /** The requests sent, for a fold's summary that continues one. */
+  readonly requests: SentRequests;
 }
 
 /** The model info of a model a binder made, or its parent's when the new one's window cannot be known. */
@@ -109,9 +112,11 @@ function generateCompressed(
     compress,
     base,
     self,
+    requests,
   }: {
     engine: CompressionEngine;
     info: ModelInfo;
+    requests: SentRequests;
     compress: (
       messages: readonly BaseMessage[],
       options: unknown,
@@ -142,10 +147,15 @@ function generateCompressed(
       // only a single prompt's report goes
       const reports = compressed.map((sent) => sent?.metadata);
       const runs = !self.cache || lists.length === 1 ? withReports(parsed, reports) : parsed;
+      compressed.forEach((sent, index) => {
+        if (sent?.request)
+          requests.remember(sent.request, { messages: prompts[index] ?? [], options: parsed, self, base });
+      });
       const result = await base.generate.call(self, prompts, runs, callbacks);
       result.generations.forEach((generation, index) => {
         const sent = compressed[index];
         const message = (generation[0] as ChatGeneration | undefined)?.message;
+        requests.answered(sent?.request, message);
         // also on an answer no run of ours made (a cached one)
         attachReport(message, sent?.metadata);
         if (sent) engine.recordUsage(info.modelKey, () => sent.estimatedTokens, reportedInputTokens(message));
@@ -166,7 +176,7 @@ function largestEstimate(sent: readonly (CompressedBaseMessages | undefined)[]):
  * provider took the prompt; in the window the call's own beta flags open (Claude's context-1m).
  */
 function compressorFor(
-  { engine, converter, cacheBreakpoints }: Compression,
+  { engine, converter, cacheBreakpoints, requests }: Compression,
   info: ModelInfo,
   boundTools?: readonly unknown[],
 ) {
@@ -185,6 +195,8 @@ function compressorFor(
       converter,
       report: 'later',
       retryOf,
+      request: {},
+      continueRequest: (previous, from, to) => requests.continuation(previous, messages, from, to),
       breakpoints:
         cacheBreakpoints && info.cachesAtBreakpoints
           ? { tools, automatic: given?.cache_control != null, markSystem: true }
@@ -224,7 +236,12 @@ function compressingModel<T extends BaseChatModel>(
       options?: string[] | CallOptions,
       callbacks?: Callbacks,
     ): Promise<LLMResult> {
-      return generateCompressed({ engine, info, compress, base, self: this }, messages, options, callbacks);
+      return generateCompressed(
+        { engine, info, compress, base, self: this, requests: compression.requests },
+        messages,
+        options,
+        callbacks,
+      );
     },
     async *_streamIterator(this: BaseChatModel, input: BaseLanguageModelInput, options?: CallOptions) {
       if (!streamsNatively(model, this)) {
@@ -302,7 +319,8 @@ export function withContextCompression<T extends BaseChatModel>(
     });
   if (isCompressing(model))
     throw new InvalidOptionError({ option: 'model', message: 'this model already compresses its calls' });
-  const engine = createEngine(options);
+  // the wrapped model as its own summarizer continues its cached prompts
+  const engine = createEngine(options, options.summarizer === model ? model : undefined);
   const info = modelInfo(model);
   engine.budgetFor(info.modelId, info.contextWindow);
   const compression = {
@@ -310,6 +328,7 @@ export function withContextCompression<T extends BaseChatModel>(
     converter: new TranscriptConverter(),
     copies: new WeakMap(),
     cacheBreakpoints: breakpointsOn(options),
+    requests: new SentRequests(),
   };
   return compressingModel(model, compression, info);
 }

@@ -1,0 +1,66 @@
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import type { ChatGeneration } from '@langchain/core/outputs';
+import type { ProviderUsage } from '../../src/reports/compression-report.js';
+import type { PromptContinuation } from '../../src/summarizers/prompt-continuation.js';
+import { providerUsageOf } from './compression-report.js';
+
+/** A request as it was sent: its messages (compressed, with their cache marks), its options and model, its usage. */
+interface SentRequest {
+  readonly messages: readonly BaseMessage[];
+  /** The call's options as given (its tools among them), without this package's reports. */
+  readonly options: unknown;
+  /** The compressing model the call went through, and its original `generate`, which compresses nothing. */
+  readonly self: BaseChatModel;
+  readonly base: BaseChatModel;
+  usage?: ProviderUsage;
+}
+
+/**
+ * The requests a compressing model sent, by the key each call gave the engine (`CompressInput.request`): what a later
+ * fold's summary continues (see `PromptContinuation`), as the AI SDK adapter's do.
+ */
+export class SentRequests {
+  private readonly requests = new WeakMap<object, SentRequest>();
+
+  remember(key: object, request: SentRequest): void {
+    this.requests.set(key, request);
+  }
+
+  /** What the provider reported of the request's tokens, from its answer. */
+  answered(key: object | undefined, message: BaseMessage | undefined): void {
+    const request = key && this.requests.get(key);
+    const usage = providerUsageOf(message);
+    if (request && usage) request.usage = usage;
+  }
+
+  /**
+   * The summary request continuing `key`'s request from a call whose (uncompressed) messages are `current`: that
+   * request's messages as sent, `current`'s messages from history index `from` up to `to`, and the instruction as a
+   * last human message, sent through the same model with the same options (tools included). Undefined when the
+   * request is not known or its usage showed no prompt cache (neither read nor written).
+   */
+  continuation(
+    key: object,
+    current: readonly BaseMessage[],
+    from: number,
+    to: number,
+  ): PromptContinuation['complete'] | undefined {
+    const request = this.requests.get(key);
+    const cache = request?.usage;
+    if (!request || !cache || (cache.cacheReadTokens ?? 0) + (cache.cacheWriteTokens ?? 0) === 0) return undefined;
+    let leading = 0;
+    while (current[leading]?._getType() === 'system') leading++;
+    const since = current.slice(leading + from, leading + to);
+    const { messages, options, self, base } = request;
+    return async (instruction, abortSignal) => {
+      const prompt = [...messages, ...since, new HumanMessage(instruction)];
+      const result = await base.generate.call(self, [prompt], { ...(options as object), signal: abortSignal });
+      const message = (result.generations[0]?.[0] as ChatGeneration | undefined)?.message;
+      const usage = providerUsageOf(message);
+      const named = (message?.response_metadata ?? {}) as { model_name?: unknown; model?: unknown };
+      const model = [named.model_name, named.model].find((name) => typeof name === 'string') as string | undefined;
+      return { text: message?.text ?? '', usage: usage && { ...usage, model: model ?? 'unknown' } };
+    };
+  }
+}
