@@ -94,6 +94,7 @@ export function engineParts(options: CompressionOptions): EngineParts {
       terms: memory.terms,
     },
     aheadActive: () => ahead !== undefined && !settings.ahead?.signal?.aborted,
+    aheadCalls: (facts) => ahead?.callsAhead(facts.conversationKey) ?? 0,
     recall,
     project: (facts, point) => assembly.project(facts, point),
     total: (projection, point) => assembly.total(projection, point),

@@ -61,6 +61,7 @@ export function planBudgetFold({
   stateTokens,
   force,
   tokensBefore,
+  growthUntilMade = 0,
 }: {
   facts: CallFacts;
   point: CompressionPoint;
@@ -69,6 +70,11 @@ export function planBudgetFold({
   stateTokens: number;
   force: boolean;
   tokensBefore: number;
+  /**
+   * Tokens the history is expected to grow by before the fold is made: a fold summarized ahead of time is made some
+   * calls later, and the messages those calls add stay in the prompt it leaves, so its cut goes that much deeper.
+   */
+  growthUntilMade?: number;
 }): FoldPlan | undefined {
   const { limits } = facts;
   const { layout } = projection;
@@ -80,7 +86,7 @@ export function planBudgetFold({
   // (when four calls would not fit at all, as deep as the latest turn allows)
   const targetTokens = Math.max(
     0,
-    Math.min(limits.compressTo, limits.compressAt - ROOM_FOR_CALLS * layout.growthPerCall()),
+    Math.min(limits.compressTo, limits.compressAt - ROOM_FOR_CALLS * layout.growthPerCall()) - growthUntilMade,
   );
   const cut = layout.chooseCut({
     covered: from,
@@ -140,7 +146,8 @@ export function planFoldAhead({
   if (limits.compressAt + growth - maskable() <= limits.compressTo) return undefined;
   const from = point.coveredCount;
   const target = Math.max(0, Math.min(limits.compressTo, limits.compressAt - ROOM_FOR_CALLS * growth));
-  const added = limits.compressAt + growth - tokens;
+  // the calls until the fold is made add to what it leaves: at least up to one call past the threshold
+  const added = Math.max(limits.compressAt + growth, tokens + calls * growth) - tokens;
   const stateCap = foldStateCap(limits, layout, from);
   const cut = layout.chooseCut({
     covered: from,

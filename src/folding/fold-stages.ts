@@ -43,12 +43,12 @@ export const budgetFolds: DecideStage = {
   rounds: MAX_BUDGET_FOLDS,
   plan: async function* (context) {
     if (context.report.budgetFolds >= MAX_BUDGET_FOLDS) return undefined;
-    const plan = budgetPlan(context, false);
+    const canWait = budgetWaits(context);
+    // a fold that may wait is made some calls later, with what those calls add: planned for the prompt as it will be
+    const plan = budgetPlan(context, false, canWait ? aheadGrowth(context) : 0);
     // a shorter fold pending is taken when it takes the prompt below the threshold (else the deeper fold is planned)
     const takes = (cut: number) => belowThreshold(context, cut);
-    return (
-      plan && (yield* foldWhenSummarized(context, plan, { canWait: budgetWaits(context), takes, forBudget: true }))
-    );
+    return plan && (yield* foldWhenSummarized(context, plan, { canWait, takes, forBudget: true }));
   },
 };
 
@@ -56,6 +56,15 @@ export const budgetFolds: DecideStage = {
 function belowThreshold(context: Context, cut: number): boolean {
   const { freed } = weighFold(foldWeights(context), cut);
   return context.tokens - freed <= context.call.facts.limits.compressAt;
+}
+
+/**
+ * What the history is expected to add before a fold planned now for the budget is made, when summaries are made ahead
+ * and it may wait: the calls a summary takes, each growing as the recent ones did (the median of the last five).
+ */
+function aheadGrowth({ call, projection }: Context): number {
+  if (!call.services.aheadActive() || call.force) return 0;
+  return call.services.aheadCalls(call.facts) * projection.layout.growthPerCall();
 }
 
 /** Whether the budget's fold may wait for its summary: the prompt is below the hard limit. */
@@ -175,12 +184,11 @@ async function* semanticFold(context: Context): Effects<StagePlan | undefined> {
   // a conversation waiting after a failure neither folds nor reports a fold it defers
   if (!plan && !deferred) return undefined;
   if (yield* waits()) return undefined;
-  // a shorter fold pending is taken when it pays on its own, as the segment's did (else the segment's is planned)
-  const takes = (cut: number) => {
-    const { freed, pays } = weighFold(foldWeights(context), cut);
-    return pays && freed >= (semantic ? semantic.minTokens : 0);
-  };
-  const folded = plan && (yield* foldWhenSummarized(context, plan, { canWait: true, takes, forBudget: false }));
+  // a shorter fold pending is not taken: the segment's fold is planned in its place and made once summarized, one
+  // rewrite of the cached prefix where taking it would make two (this one, and the segment's a few calls later); a
+  // fold below the threshold loses nothing by waiting
+  const folded =
+    plan && (yield* foldWhenSummarized(context, plan, { canWait: true, takes: () => false, forBudget: false }));
   if (folded || !deferred) return folded;
   return { point: context.point, report: { deferred: [deferred] } };
 }
@@ -199,7 +207,7 @@ function inUse({ call, point }: Context, to: number) {
 }
 
 /** The budget's fold; a forced call's first fold is the forced one, the folds after it are the budget's. */
-function budgetPlan(context: Context, forced: boolean): FoldPlan | undefined {
+function budgetPlan(context: Context, forced: boolean, growthUntilMade = 0): FoldPlan | undefined {
   if (!folding(context)) return undefined;
   const { facts, tokensBefore, services } = context.call;
   const { limits } = facts;
@@ -212,6 +220,7 @@ function budgetPlan(context: Context, forced: boolean): FoldPlan | undefined {
     stateTokens: services.stateTokens(context.point.state),
     force: forced,
     tokensBefore,
+    growthUntilMade,
   });
 }
 

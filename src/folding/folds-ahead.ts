@@ -72,7 +72,7 @@ export class FoldsAhead {
    * Model calls a summary takes: the summarizer's measured time, with a margin, over the time between two calls of
    * the conversation.
    */
-  private callsAhead(conversation: string): number {
+  callsAhead(conversation: string): number {
     const summaryMs = this.folds.summaryMs;
     const intervalMs = this.paces.get(conversation)?.intervalMs;
     if (summaryMs === undefined || intervalMs === undefined) return DEFAULT_CALLS_AHEAD;

@@ -32,6 +32,11 @@ export interface StageServices {
    * wait are then put off. False when they are off.
    */
   aheadActive(): boolean;
+  /**
+   * Model calls of this conversation a summary made ahead of time takes (measured, see `FoldsAhead`): the calls by
+   * which a fold planned now is made later. Zero when summaries are not made ahead.
+   */
+  aheadCalls(facts: CallFacts): number;
   readonly recall: RecallPlanner;
   project(facts: CallFacts, point: CompressionPoint): Projection;
   total(projection: Projection, point: CompressionPoint): number;

@@ -42,6 +42,22 @@ describe('planBudgetFold', () => {
     );
   });
 
+  it('goes deeper by what the history adds before a fold summarized ahead is made', () => {
+    const point = pointAt(facts);
+    const projection = projectAt(facts, point);
+    const tokensBefore = projection.layout.total(0, 0);
+    const plan = (growthUntilMade: number) =>
+      planBudgetFold({ facts, point, projection, stateTokens: 0, force: false, tokensBefore, growthUntilMade });
+    const now = plan(0)?.cut ?? 0;
+    const later = plan(2 * projection.layout.growthPerCall())?.cut ?? 0;
+    expect(later).toBeGreaterThan(now);
+    // what the fold leaves, with two more calls of the same growth, fits the target the fold made now aims for
+    expect(projection.layout.total(later, 0)).toBeLessThanOrEqual(
+      Math.min(facts.limits.compressTo, facts.limits.compressAt - ROOM_FOR_CALLS * projection.layout.growthPerCall()) -
+        2 * projection.layout.growthPerCall(),
+    );
+  });
+
   it('folds up to the latest user message on request', () => {
     const { plan } = budgetFold(true);
     expect(plan?.cut).toBe(28);

@@ -133,6 +133,7 @@ function servicesOf({
     meter,
     memos: { placeholderTokens: new Map(), descriptions: new WeakMap(), terms: new Map() },
     aheadActive: () => ahead?.active() ?? false,
+    aheadCalls: () => (ahead?.active() ? 2 : 0),
     recall: new RecallPlanner(meter, DEFAULT_RECALL_ACKNOWLEDGEMENT, { onEmbedderError: () => {} }),
     project: (facts, point) => projectAt(facts, point),
     total: (projection, point) => projection.layout.total(point.coveredCount, stateTokens(point.state)),
@@ -592,6 +593,25 @@ describe('folds with summaries made ahead of time', () => {
 
     expect(plan?.point.coveredCount).toBe(13);
     expect(ahead.find).not.toHaveBeenCalled();
+  });
+
+  it("plans a segment's fold in place of a shorter pending one rather than folding twice", async () => {
+    const ahead = aheadOf({ cut: 3, due: true, replaces: false });
+    const { services, summarize } = servicesOf({ semantic: SEMANTIC, ahead });
+    const context = contextOf(services, loop(5));
+    expect(await planOf(semanticFolds, context)).toBeUndefined();
+
+    expect(summarize).not.toHaveBeenCalled();
+    expect(ahead.plan.mock.calls[0]?.slice(1)).toEqual([context.point, 7, true]);
+  });
+
+  it('takes a shorter pending fold below the threshold once it was planned in place of another', async () => {
+    const ahead = aheadOf({ cut: 3, due: true, replaces: true });
+    const { services } = servicesOf({ semantic: SEMANTIC, ahead });
+    const plan = await planOf(semanticFolds, contextOf(services, loop(5)));
+
+    expect(plan?.point.coveredCount).toBe(3);
+    expect(ahead.plan).not.toHaveBeenCalled();
   });
 
   it('plans a semantic fold ahead instead of folding now', async () => {
