@@ -20,6 +20,19 @@ export function providerUsageOf(message: BaseMessage | undefined): ProviderUsage
   } as ProviderUsage;
 }
 
+/** Two parts of a streamed answer's usage added up, as LangChain adds up the chunks' `usage_metadata`. */
+export function addedUsage(a: ProviderUsage | undefined, b: ProviderUsage | undefined): ProviderUsage | undefined {
+  if (!a || !b) return a ?? b;
+  const sum = (x: number | undefined, y: number | undefined) =>
+    x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0);
+  return {
+    inputTokens: sum(a.inputTokens, b.inputTokens),
+    cacheReadTokens: sum(a.cacheReadTokens, b.cacheReadTokens),
+    cacheWriteTokens: sum(a.cacheWriteTokens, b.cacheWriteTokens),
+    outputTokens: sum(a.outputTokens, b.outputTokens),
+  } as ProviderUsage;
+}
+
 /**
  * The compression report of a call, typed: from its answer (`invoke`'s message, the message a stream's chunks add up
  * to, an agent's last AIMessage), with what the provider's `usage_metadata` said of the call. Undefined for an answer

@@ -5,10 +5,11 @@ import type { ChatGeneration, LLMResult } from '@langchain/core/outputs';
 import type { CompressionEngine } from '../../src/engine/engine.js';
 import type { ProviderOverflowError } from '../../src/errors.js';
 import type { CompressedBaseMessages } from './compress-base-messages.js';
+import { providerUsageOf } from './compression-report.js';
 import { callWindow, type ModelInfo, reportedInputTokens } from './model-info.js';
 import { runWithRetry } from './overflow-retry.js';
 import { attachReport, withReports } from './report-metadata.js';
-import type { SentRequests } from './sent-requests.js';
+import { type SentRequests, sendThrough } from './sent-requests.js';
 
 type CallOptions = Partial<BaseChatModel['ParsedCallOptions']>;
 
@@ -57,13 +58,13 @@ export function generateCompressed(
       const runs = !self.cache || lists.length === 1 ? withReports(parsed, reports) : parsed;
       compressed.forEach((sent, index) => {
         if (sent?.request)
-          requests.remember(sent.request, { messages: prompts[index] ?? [], options: parsed, self, base });
+          requests.remember(sent.request, { messages: prompts[index] ?? [], send: sendThrough(base, self, parsed) });
       });
       const result = await base.generate.call(self, prompts, runs, callbacks);
       result.generations.forEach((generation, index) => {
         const sent = compressed[index];
         const message = (generation[0] as ChatGeneration | undefined)?.message;
-        requests.answered(sent?.request, message);
+        requests.answered(sent?.request, providerUsageOf(message));
         // also on an answer no run of ours made (a cached one)
         attachReport(message, sent?.metadata);
         if (sent) engine.recordUsage(info.modelKey, () => sent.estimatedTokens, reportedInputTokens(message));

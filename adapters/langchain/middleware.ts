@@ -1,11 +1,14 @@
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { AgentMiddleware } from 'langchain';
-import { readCallOptions } from './call-options.js';
+import { CALL_OPTIONS_KEY, readCallOptions } from './call-options.js';
 import { compressBaseMessages } from './compress-base-messages.js';
+import { providerUsageOf } from './compression-report.js';
 import { breakpointsOn, createEngine, type LangChainCompressionOptions, requireBudget } from './create-engine.js';
-import { type ModelInfo, modelInfo, reportedInputTokens } from './model-info.js';
+import { isChatModel, type ModelInfo, modelInfo, reportedInputTokens } from './model-info.js';
 import { runWithRetry } from './overflow-retry.js';
 import { attachReport, dispatchReportInRun } from './report-metadata.js';
+import { type SendAsBefore, SentRequests } from './sent-requests.js';
 import { TranscriptConverter } from './transcript-converter.js';
 
 /** Options of the `createAgent` middleware: the adapter's options. */
@@ -28,11 +31,15 @@ type WrapModelCall = NonNullable<AgentMiddleware['wrapModelCall']>;
  * Without `contextWindow`, the model's window comes from its profile or the built-in table; langchain shows a
  * middleware the model only at its first call, so a model whose window is unknown fails there, before it is called.
  * A model call the provider rejects as too long is compressed again to fit what the rejection showed and retried once.
+ * With the agent's own model as `summarizer` (the same object), a fold's summary continues the agent's previous
+ * request, read from the provider's prompt cache (see `chatModelSummarizer`'s `continueCachedPrompt`).
  */
 export function contextCompressionMiddleware(options: ContextCompressionMiddlewareOptions = {}): AgentMiddleware {
-  const engine = createEngine(options);
+  const own = isChatModel(options.summarizer) ? (options.summarizer as BaseChatModel) : undefined;
+  const engine = createEngine(options, own);
   const cacheBreakpoints = breakpointsOn(options);
   const converter = new TranscriptConverter();
+  const requests = new SentRequests();
   /** What each model the agent calls is, read once and checked to have a known window. */
   const modelInfos = new WeakMap<object, ModelInfo>();
   const infoOf = (model: object): ModelInfo => {
@@ -49,12 +56,15 @@ export function contextCompressionMiddleware(options: ContextCompressionMiddlewa
     const callOptions = readCallOptions(request.runtime);
     if (callOptions.disable) return handler(request);
     const system = request.systemMessage && request.systemMessage.text !== '' ? [request.systemMessage] : [];
+    const messages = [...system, ...request.messages];
+    // a fold's summary by the agent's own model continues its previous request, sent as the agent sends it
+    const send = own !== undefined && request.model === own ? sendAsTheAgent(request, own) : undefined;
     return runWithRetry({
       engine,
       info,
       compress: (retryOf) =>
         compressBaseMessages(engine, {
-          messages: [...system, ...request.messages],
+          messages,
           tools: request.tools,
           model: info,
           callOptions,
@@ -67,11 +77,19 @@ export function contextCompressionMiddleware(options: ContextCompressionMiddlewa
             cacheBreakpoints && info.cachesAtBreakpoints
               ? { tools: request.tools, automatic: request.modelSettings?.cache_control != null, markSystem: false }
               : undefined,
+          ...(send && {
+            request: {},
+            continueRequest: (previous, from, to) => requests.continuation(previous, messages, from, to),
+          }),
         }),
       estimate: (compressed) => compressed.estimatedTokens,
       settle: (compressed) => compressed.settled(),
       run: async (compressed) => {
         const response = await handler({ ...request, messages: compressed.messages.slice(system.length) });
+        if (send && compressed.request) {
+          requests.remember(compressed.request, { messages: compressed.messages, send });
+          requests.answered(compressed.request, providerUsageOf(response as BaseMessage));
+        }
         // told once the provider took the prompt: a rejected attempt's report is not dispatched
         await dispatchReportInRun(compressed.metadata);
         const reported = reportedInputTokens(response as BaseMessage);
@@ -83,4 +101,24 @@ export function contextCompressionMiddleware(options: ContextCompressionMiddlewa
   };
   const middleware: AgentMiddleware = { name: 'ContextCompressionMiddleware', wrapModelCall };
   return Object.assign(middleware, { [MIDDLEWARE_BRAND]: true });
+}
+
+type ModelRequest = Parameters<WrapModelCall>[0];
+
+/**
+ * How to send a prompt as the agent sends its model calls: its tools bound with the request's tool choice and model
+ * settings, as the agent binds them when no structured response is asked for (undefined when one is: its tools and
+ * format change the request); not compressed, without the run's callbacks (a summary request is not agent output).
+ */
+function sendAsTheAgent(request: ModelRequest, model: BaseChatModel): SendAsBefore | undefined {
+  if ((request as { responseFormat?: unknown }).responseFormat !== undefined || !model.bindTools) return undefined;
+  const { tools, toolChoice, modelSettings } = request as {
+    tools?: unknown[];
+    toolChoice?: unknown;
+    modelSettings?: Record<string, unknown>;
+  };
+  return async (prompt, signal) => {
+    const bound = model.bindTools?.((tools ?? []) as never, { ...modelSettings, tool_choice: toolChoice } as never);
+    return bound?.invoke(prompt, { signal, configurable: { [CALL_OPTIONS_KEY]: { disable: true } } } as never);
+  };
 }

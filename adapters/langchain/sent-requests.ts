@@ -5,14 +5,28 @@ import type { ProviderUsage } from '../../src/reports/compression-report.js';
 import type { PromptContinuation } from '../../src/summarizers/prompt-continuation.js';
 import { providerUsageOf } from './compression-report.js';
 
-/** A request as it was sent: its messages (compressed, with their cache marks), its options and model, its usage. */
+/**
+ * Sends a prompt as the request it continues was sent: through the same model with the same options and tools, not
+ * compressed; the answer's message.
+ */
+export type SendAsBefore = (prompt: BaseMessage[], signal: AbortSignal | undefined) => Promise<BaseMessage | undefined>;
+
+/**
+ * Sending as a compressing model's call did: through the model's own `generate` (`base`, which compresses nothing) on
+ * the wrapper (`self`), with the call's options (its tools among them) but not its callbacks: a summary request is
+ * not part of the caller's run.
+ */
+export function sendThrough(base: BaseChatModel, self: BaseChatModel, options: unknown): SendAsBefore {
+  return async (prompt, signal) => {
+    const answer = await base.generate.call(self, [prompt], { ...(options as object), callbacks: undefined, signal });
+    return (answer.generations[0]?.[0] as ChatGeneration | undefined)?.message;
+  };
+}
+
+/** A request as it was sent: its messages (compressed, with their cache marks), how to send another like it, its usage. */
 interface SentRequest {
   readonly messages: readonly BaseMessage[];
-  /** The call's options as given (its tools among them), without this package's reports. */
-  readonly options: unknown;
-  /** The compressing model the call went through, and its original `generate`, which compresses nothing. */
-  readonly self: BaseChatModel;
-  readonly base: BaseChatModel;
+  readonly send: SendAsBefore;
   usage?: ProviderUsage;
 }
 
@@ -27,17 +41,16 @@ export class SentRequests {
     this.requests.set(key, request);
   }
 
-  /** What the provider reported of the request's tokens, from its answer. */
-  answered(key: object | undefined, message: BaseMessage | undefined): void {
+  /** What the provider reported of the request's tokens, from its answer (see `providerUsageOf`). */
+  answered(key: object | undefined, usage: ProviderUsage | undefined): void {
     const request = key && this.requests.get(key);
-    const usage = providerUsageOf(message);
     if (request && usage) request.usage = usage;
   }
 
   /**
    * The summary request continuing `key`'s request from a call whose (uncompressed) messages are `current`: that
    * request's messages as sent, `current`'s messages from history index `from` up to `to`, and the instruction as a
-   * last human message, sent through the same model with the same options (tools included). Undefined when the
+   * last human message, sent as that request was (the same model, options and tools). Undefined when the
    * request is not known or its usage showed no prompt cache (neither read nor written).
    */
   continuation(
@@ -52,11 +65,9 @@ export class SentRequests {
     let leading = 0;
     while (current[leading]?._getType() === 'system') leading++;
     const since = current.slice(leading + from, leading + to);
-    const { messages, options, self, base } = request;
+    const { messages, send } = request;
     return async (instruction, abortSignal) => {
-      const prompt = [...messages, ...since, new HumanMessage(instruction)];
-      const result = await base.generate.call(self, [prompt], { ...(options as object), signal: abortSignal });
-      const message = (result.generations[0]?.[0] as ChatGeneration | undefined)?.message;
+      const message = await send([...messages, ...since, new HumanMessage(instruction)], abortSignal);
       const usage = providerUsageOf(message);
       const named = (message?.response_metadata ?? {}) as { model_name?: unknown; model?: unknown };
       const model = [named.model_name, named.model].find((name) => typeof name === 'string') as string | undefined;

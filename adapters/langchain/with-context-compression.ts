@@ -7,15 +7,17 @@ import type { LLMResult } from '@langchain/core/outputs';
 import { RunnableBinding } from '@langchain/core/runnables';
 import type { CompressionEngine } from '../../src/engine/engine.js';
 import { InvalidOptionError, type ProviderOverflowError } from '../../src/errors.js';
+import type { ProviderUsage } from '../../src/reports/compression-report.js';
 import { readCallOptions } from './call-options.js';
 import { type CompressedBaseMessages, compressBaseMessages, inputMessages } from './compress-base-messages.js';
+import { addedUsage, providerUsageOf } from './compression-report.js';
 import { breakpointsOn, createEngine, type LangChainCompressionOptions } from './create-engine.js';
 import { generateCompressed } from './generate-compressed.js';
 import { callWindow, isChatModel, type ModelInfo, modelInfo, reportedInputTokens } from './model-info.js';
 import { callOwn, methodOf, parsedCallOptions, streamsNatively, streamsOwnChunks } from './model-methods.js';
 import { streamWithRetry } from './overflow-retry.js';
 import { reportingRun, withReports } from './report-metadata.js';
-import { SentRequests } from './sent-requests.js';
+import { type SendAsBefore, SentRequests, sendThrough } from './sent-requests.js';
 import { TranscriptConverter } from './transcript-converter.js';
 
 /**
@@ -89,19 +91,27 @@ type Streamed<C> = (sent: CompressedBaseMessages | undefined) => AsyncIterable<C
 /** Our estimate of what a compressed call sent, to learn from a rejection; undefined when nothing was compressed. */
 const estimate = (sent: CompressedBaseMessages | undefined) => sent?.estimatedTokens;
 
-/** A stream's chunks; once it ends, the engine learns from the input tokens they reported. */
+/**
+ * A stream's chunks; once it ends, the engine learns from the input tokens they reported, and the request is kept with
+ * the usage they add up to (a later fold's summary may continue it, as one after `invoke` does).
+ */
 async function* recordingUsage<C>(
-  engine: CompressionEngine,
+  { engine, requests }: Pick<Compression, 'engine' | 'requests'>,
   info: ModelInfo,
   chunks: AsyncIterable<C>,
   sent: CompressedBaseMessages | undefined,
+  send: SendAsBefore,
 ) {
+  if (sent?.request) requests.remember(sent.request, { messages: sent.messages, send });
   let reported: number | undefined;
+  let usage: ProviderUsage | undefined;
   for await (const chunk of chunks) {
     const tokens = reportedInputTokens(chunk as BaseMessage);
     if (tokens !== undefined) reported = (reported ?? 0) + tokens;
+    usage = addedUsage(usage, providerUsageOf(chunk as BaseMessage));
     yield chunk;
   }
+  requests.answered(sent?.request, usage);
   if (sent) engine.recordUsage(info.modelKey, () => sent.estimatedTokens, reported);
 }
 
@@ -186,7 +196,13 @@ function compressingModel<T extends BaseChatModel>(
       const reporting = (sent: CompressedBaseMessages | undefined) =>
         sent ? withReports(options, [sent.metadata]) : options;
       yield* streamCompressed(inputMessages(input), options, (sent) =>
-        recordingUsage(engine, info, base._streamIterator.call(this, sent?.messages ?? input, reporting(sent)), sent),
+        recordingUsage(
+          compression,
+          info,
+          base._streamIterator.call(this, sent?.messages ?? input, reporting(sent)),
+          sent,
+          sendThrough(base, this, options),
+        ),
       );
     },
     streamEvents(

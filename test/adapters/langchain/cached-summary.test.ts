@@ -1,5 +1,5 @@
-import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
-import type { ChatResult } from '@langchain/core/outputs';
+import { AIMessage, AIMessageChunk, type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import { describe, expect, it } from 'vitest';
 import { type CompressEvent, withContextCompression } from '../../../adapters/langchain/index.js';
 import { RecordingChatModel } from '../../helpers/langchain.js';
@@ -41,8 +41,23 @@ class CachingModel extends RecordingChatModel {
   }
 }
 
-async function chat(caching: boolean) {
-  const model = new CachingModel(caching);
+/** The caching model, streaming its reply in two chunks, the usage on the last (as OpenAI and Anthropic stream it). */
+class StreamingCachingModel extends CachingModel {
+  override async *_streamResponseChunks(messages: BaseMessage[]): AsyncGenerator<ChatGenerationChunk> {
+    const { generations } = await this._generate(messages);
+    const message = generations[0]?.message as AIMessage;
+    const text = message.text;
+    const half = Math.floor(text.length / 2);
+    yield new ChatGenerationChunk({ text: text.slice(0, half), message: new AIMessageChunk(text.slice(0, half)) });
+    yield new ChatGenerationChunk({
+      text: text.slice(half),
+      message: new AIMessageChunk({ content: text.slice(half), usage_metadata: message.usage_metadata }),
+    });
+  }
+}
+
+async function chat(caching: boolean, streamed = false) {
+  const model = streamed ? new StreamingCachingModel(caching) : new CachingModel(caching);
   const events: CompressEvent[] = [];
   const wrapped = withContextCompression(model, {
     contextWindow: 12_000,
@@ -53,7 +68,13 @@ async function chat(caching: boolean) {
   const history: BaseMessage[] = [];
   for (let turn = 0; turn < 16; turn++) {
     history.push(new HumanMessage(`Question ${turn}: ${'What about the release timeline and the risks? '.repeat(20)}`));
-    history.push(await wrapped.invoke(history));
+    if (!streamed) {
+      history.push(await wrapped.invoke(history));
+      continue;
+    }
+    let answer: AIMessageChunk | undefined;
+    for await (const chunk of await wrapped.stream(history)) answer = answer ? answer.concat(chunk) : chunk;
+    history.push(new AIMessage({ content: answer?.text ?? '' }));
   }
   return { calls: model.calls, events };
 }
@@ -73,6 +94,19 @@ describe('a summary by the wrapped model itself (LangChain)', () => {
     expect(events.find((event) => event.messagesFolded > 0)?.summarizerUsage).toMatchObject({ model: 'release-model' });
     const last = calls.filter((call) => !isSummaryRequest(call)).at(-1);
     expect(JSON.stringify(last?.map((message) => message.content))).toContain('The user asked about the release plan.');
+  });
+
+  it('continues a request that was streamed, from the usage its chunks reported', async () => {
+    const { calls, events } = await chat(true, true);
+    const summaries = calls.filter(isSummaryRequest);
+    expect(summaries.length).toBeGreaterThan(0);
+    for (const summary of summaries) {
+      const before = calls[calls.indexOf(summary) - 1] as BaseMessage[];
+      expect(summary.slice(0, before.length).map((message) => JSON.stringify(message.toDict()))).toEqual(
+        before.map((message) => JSON.stringify(message.toDict())),
+      );
+    }
+    expect(events.find((event) => event.messagesFolded > 0)?.summarizerUsage).toMatchObject({ model: 'release-model' });
   });
 
   it('makes a separate request when the provider showed no prompt cache', async () => {
