@@ -35,7 +35,9 @@ type WrapModelCall = NonNullable<AgentMiddleware['wrapModelCall']>;
  * request, read from the provider's prompt cache (see `chatModelSummarizer`'s `continueCachedPrompt`).
  */
 export function contextCompressionMiddleware(options: ContextCompressionMiddlewareOptions = {}): AgentMiddleware {
-  const own = isChatModel(options.summarizer) ? (options.summarizer as BaseChatModel) : undefined;
+  // options that are not an object (null) are left to the engine's check, which names them
+  const given = (options as ContextCompressionMiddlewareOptions | null)?.summarizer;
+  const own = isChatModel(given) ? (given as BaseChatModel) : undefined;
   const engine = createEngine(options, own);
   const cacheBreakpoints = breakpointsOn(options);
   const converter = new TranscriptConverter();
