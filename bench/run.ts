@@ -153,7 +153,10 @@ async function fixtures() {
   console.log(
     '   cost: cache-priced input tokens (cache read 0.1x, write 1.25x; cached = common prefix with the previous call)',
   );
-  console.log('   floor: every token of each run written once at 1.25x; "x floor" = cost / floor\n');
+  console.log('   floor: every token of each run written once at 1.25x; "x floor" = cost / floor');
+  console.log(
+    '   summarizer: the offline one, no model tokens to price (a model summarizer is priced in sections 10 and 11 and in bench:compare)\n',
+  );
   const header = `   ${'window'.padEnd(7)} ${'system'.padEnd(18)} ${'input tokens'.padStart(13)} ${'saved'.padStart(6)} ${'peak'.padStart(7)} ${'over window'.padStart(11)} ${'prefix reuse'.padStart(12)} ${'cost'.padStart(11)} ${'x floor'.padStart(8)}`;
   console.log(header);
   for (const contextWindow of [200_000, 16_000]) {

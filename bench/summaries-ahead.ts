@@ -14,7 +14,7 @@ import {
   type SessionState,
   type Summarizer,
 } from '../adapters/ai-sdk/index.js';
-import { CACHE_READ_PRICE, CACHE_WRITE_PRICE, measurePrompt } from '../examples/lib/replay.js';
+import { CACHE_READ_PRICE, CACHE_WRITE_PRICE, measurePrompt, OUTPUT_PRICE } from '../examples/lib/replay.js';
 import type { SessionFile } from '../examples/lib/session-file.js';
 import { commonPrefixTokens } from '../src/counting/prefix-tracker.js';
 import { DEFAULT_SUMMARIZER_INSTRUCTIONS, DEFAULT_SUMMARIZER_PROMPT } from '../src/options/prompts.js';
@@ -29,8 +29,6 @@ const MODEL_MS = 1_000;
 /** A step that took longer than this waited for a summary (a step takes milliseconds otherwise). */
 const WAITED_MS = 250;
 
-/** A summarizer's output token, in input-token units (Claude Sonnet and GPT-4o price output at 4-5x their input). */
-const OUTPUT_PRICE = 5;
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,5 +1,5 @@
 /** One system over one session: every call measured, and evidence retention at question time for conversations. */
-import { CACHE_READ_PRICE, CACHE_WRITE_PRICE } from '../../examples/lib/replay.js';
+import { CACHE_READ_PRICE, CACHE_WRITE_PRICE, OUTPUT_PRICE } from '../../examples/lib/replay.js';
 import { messageText, type Transcript } from '../../src/transcript/transcript.js';
 import { askedAt, QUESTION, type Replay } from './data.js';
 import { commonPrefixTokens, evidenceUnits, invalidReasons, measure, retained, sumTokens } from './metrics.js';
@@ -19,6 +19,11 @@ export interface SessionFigures {
   invalidPrompts: number;
   invalidReasons: Record<string, number>;
   summarizerCalls: number;
+  /**
+   * What the summarizing LLM's calls of the replay cost, in input-token units: their requests (o200k) at 1x, as
+   * separate requests share no cached prefix, and their answers at `OUTPUT_PRICE`.
+   */
+  summarizerCost: number;
   overheadMs: number[];
   /** Prompt tokens of every call, in order. */
   tokensPerCall: number[];
@@ -48,6 +53,7 @@ export async function replaySystem(
     invalidPrompts: 0,
     invalidReasons: {},
     summarizerCalls: 0,
+    summarizerCost: 0,
     overheadMs: [],
     tokensPerCall: [],
     evidence: undefined,
@@ -80,6 +86,7 @@ export async function replaySystem(
     onCall();
   }
   figures.summarizerCalls = setup.summarizerCalls.count;
+  figures.summarizerCost = setup.summarizerCalls.inputTokens + setup.summarizerCalls.outputTokens * OUTPUT_PRICE;
   if (replay.questionTime) {
     const questions = (replay.session.qa ?? []).filter(
       (qa) => qa.category !== 'adversarial' && qa.evidenceIdx.length > 0,

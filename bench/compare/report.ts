@@ -25,6 +25,7 @@ export interface Totals {
   invalidPrompts: number;
   invalidReasons: Record<string, number>;
   summarizerCalls: number;
+  summarizerCost: number;
   overheadMedianMs: number;
   overheadP95Ms: number;
   evidence: { retained: number; total: number; byCategory: Record<string, [number, number]> } | undefined;
@@ -45,6 +46,7 @@ export function totals(figures: SystemFigures, baseline: SystemFigures | undefin
     invalidPrompts: 0,
     invalidReasons: {},
     summarizerCalls: 0,
+    summarizerCost: 0,
     overheadMedianMs: 0,
     overheadP95Ms: 0,
     evidence: undefined,
@@ -65,6 +67,7 @@ export function totals(figures: SystemFigures, baseline: SystemFigures | undefin
     for (const [reason, count] of Object.entries(session.invalidReasons))
       result.invalidReasons[reason] = (result.invalidReasons[reason] ?? 0) + count;
     result.summarizerCalls += session.summarizerCalls;
+    result.summarizerCost += session.summarizerCost ?? 0;
     overhead.push(...session.overheadMs);
     result.questionSummarizerCalls += session.questionSummarizerCalls ?? 0;
     if (session.evidence) {
@@ -110,7 +113,9 @@ function row(figures: SystemFigures, all: number, baseline: SystemFigures | unde
     int(sum.inputTokens),
     `${Math.round(saved * 100)}%`,
     int(sum.cost),
-    sum.floor ? `${(sum.cost / sum.floor).toFixed(2)}x` : '-',
+    int(sum.summarizerCost),
+    int(sum.cost + sum.summarizerCost),
+    sum.floor ? `${((sum.cost + sum.summarizerCost) / sum.floor).toFixed(2)}x` : '-',
     `${(reuse * 100).toFixed(1)}%`,
     int(sum.peakTokens),
     int(sum.callsOverWindow),
@@ -142,6 +147,8 @@ function table(set: DataSet): string {
     'input tokens',
     'saved',
     'cost',
+    'summarizer cost',
+    'total',
     'x floor',
     'prefix reuse',
     'peak prompt',
@@ -185,8 +192,10 @@ export function resultsMarkdown(
     'extractive summarizer behind a fake model), so the comparison is about policy, not summary wording.',
     '',
     "- **cost**: cache-priced input, in input-token units: the prefix a prompt shares with the previous call's prompt",
-    '  read at 0.1x, the rest written at 1.25x. **x floor**: cost over the write-once floor (every token of each',
-    '  session written once at 1.25x).',
+    '  read at 0.1x, the rest written at 1.25x. **summarizer cost**: what the summarizing LLM was sent during the',
+    '  replay (its requests counted as `o200k_base`, at 1x: a separate request shares no cached prefix) and what it',
+    '  answered (at 5x, as Claude and GPT-4o price output). **total**: both. **x floor**: the total over the write-once',
+    '  floor (every token of each session written once at 1.25x).',
     '- **prefix reuse**: share of input tokens that were such a cached prefix. **calls over window**: prompts larger',
     '  than the context window. **invalid prompts**: a tool call without its result or a result without its call, an',
     "  empty message, or a system prompt that changed between calls (or lost the caller's).",

@@ -104,6 +104,8 @@ for (const plan of plans) {
         tokenCounter: counter,
         summarizerCalls: {
           count: 0,
+          inputTokens: 0,
+          outputTokens: 0,
           maxChars: Math.min(12_000, Math.round((contextWindow - reserveFor(contextWindow)) * 0.6)),
         },
       };

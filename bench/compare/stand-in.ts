@@ -8,11 +8,21 @@ import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { type AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import { MockLanguageModelV4 } from 'ai/test';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { toTranscript as aiSdkTranscript } from '../../adapters/ai-sdk/to-transcript.js';
 import { toTranscript as langChainTranscript } from '../../adapters/langchain/to-transcript.js';
 import type { SessionState } from '../../src/session-state/session-state.js';
 import { extractiveSummarizer } from '../../src/summarizers/extractive-summarizer.js';
 import { messageText, type Transcript } from '../../src/transcript/transcript.js';
+import type { SummarizerCalls } from './types.js';
+
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+/** o200k tokens of a text, special tokens as text. */
+const tokensOf = (text: string) => countTokens(text, PLAIN_TEXT);
+
+/** A transcript's text as a provider receives it (every message, its role included), for counting. */
+const sentText = ({ system, messages }: Transcript) =>
+  [...system, ...messages].map((message) => `${message.role}: ${messageText(message)}`).join('\n');
 
 /** The extractive summary of a text, as a SessionState of at most `maxChars` characters. */
 export async function summarizeText(text: string, maxChars?: number): Promise<SessionState> {
@@ -54,16 +64,21 @@ export function material({ system, messages }: Transcript): string {
  * An AI SDK model standing in for a summarizing LLM. Asked for JSON (structured output) it answers the SessionState
  * as JSON, otherwise the rendered summary. Every call increments `calls.count`.
  */
-export function aiSdkStandIn(calls: { count: number; maxChars?: number }): LanguageModelV4 {
+export function aiSdkStandIn(calls: SummarizerCalls): LanguageModelV4 {
   return new MockLanguageModelV4({
     modelId: 'summarizer-stand-in',
     doGenerate: async ({ prompt, responseFormat }) => {
       calls.count++;
-      const text = material(aiSdkTranscript(prompt, undefined));
+      const transcript = aiSdkTranscript(prompt, undefined);
+      const text = material(transcript);
       const answer =
         responseFormat?.type === 'json'
           ? JSON.stringify(await summarizeText(text, calls.maxChars))
           : await summaryText(text, calls.maxChars);
+      // the schema of structured output is sent too
+      const schema = responseFormat?.type === 'json' ? JSON.stringify(responseFormat.schema ?? {}) : '';
+      calls.inputTokens += tokensOf(sentText(transcript)) + tokensOf(schema);
+      calls.outputTokens += tokensOf(answer);
       return {
         content: [{ type: 'text', text: answer }],
         finishReason: { unified: 'stop', raw: undefined },
@@ -79,7 +94,7 @@ export function aiSdkStandIn(calls: { count: number; maxChars?: number }): Langu
 
 /** A LangChain chat model standing in for a summarizing LLM: answers the rendered summary of its messages. */
 export class LangChainStandIn extends BaseChatModel {
-  constructor(private readonly calls: { count: number; maxChars?: number }) {
+  constructor(private readonly calls: SummarizerCalls) {
     super({});
   }
 
@@ -89,7 +104,10 @@ export class LangChainStandIn extends BaseChatModel {
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     this.calls.count++;
-    const text = await summaryText(material(langChainTranscript(messages)), this.calls.maxChars);
+    const transcript = langChainTranscript(messages);
+    const text = await summaryText(material(transcript), this.calls.maxChars);
+    this.calls.inputTokens += tokensOf(sentText(transcript));
+    this.calls.outputTokens += tokensOf(text);
     const message = new AIMessageChunk({ content: text });
     return { generations: [{ text, message: message as unknown as AIMessage }] };
   }

@@ -34,7 +34,7 @@ export interface Setup {
    * The summarizing stand-in's shared settings: `count` counts its calls (stand-ins made by `stand-in.ts` increment
    * it), `maxChars` caps each summary (15% of the budget, as an LLM asked for a summary writes a few hundred tokens).
    */
-  readonly summarizerCalls: { count: number; maxChars?: number };
+  readonly summarizerCalls: SummarizerCalls;
 }
 
 /** One system over one session. */
@@ -55,4 +55,15 @@ export interface System {
   readonly config: string;
   /** A fresh run for one session (no state shared between sessions). */
   create(setup: Setup): SystemRun;
+}
+
+/**
+ * What a system's summarizing LLM was asked, as a provider would bill it: its calls, and the tokens of their requests
+ * (everything sent: instructions, messages, the output schema) and answers, counted as o200k.
+ */
+export interface SummarizerCalls {
+  count: number;
+  maxChars?: number;
+  inputTokens: number;
+  outputTokens: number;
 }

@@ -9,6 +9,8 @@ import { tiktokenCounter } from '../../src/counting/tiktoken-counter.js';
 import { assistantTurns, type SessionFile, toModelMessages } from './session-file.js';
 
 export { CACHE_READ_PRICE, CACHE_WRITE_PRICE };
+/** A summarizer's output token, in input-token units (`cachePricing.output`'s default: Claude and GPT-4o price output at 4-5x input). */
+export const OUTPUT_PRICE = 5;
 
 /** One replayed model call. */
 export interface ReplayStep {

@@ -86,6 +86,10 @@ describe('LangChain peers', () => {
     const { prompts, config, full } = await replay('summarization');
     expect(full).toBeGreaterThan(config.budget);
     expect(config.summarizerCalls.count).toBeGreaterThan(0);
+    // its summarizer priced as a provider bills it: every request holds the messages it summarizes, and an answer
+    expect(config.summarizerCalls.inputTokens).toBeGreaterThan(config.summarizerCalls.count * 100);
+    expect(config.summarizerCalls.outputTokens).toBeGreaterThan(0);
+    expect(config.summarizerCalls.outputTokens).toBeLessThan(config.summarizerCalls.inputTokens);
     const last = prompts.at(-1) as Transcript;
     expect(tokens(last)).toBeLessThan(full);
     expect(last.system).toHaveLength(1);

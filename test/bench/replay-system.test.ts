@@ -27,7 +27,7 @@ const setup = (): Setup => ({
   reserveOutputTokens: 500,
   budget: 7_500,
   tokenCounter: approximateCounter(),
-  summarizerCalls: { count: 0 },
+  summarizerCalls: { count: 0, inputTokens: 0, outputTokens: 0 },
 });
 
 /**

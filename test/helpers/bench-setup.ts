@@ -8,6 +8,6 @@ export function benchSetup(): Setup {
     reserveOutputTokens: 1000,
     budget: 7000,
     tokenCounter: tiktokenCounter(),
-    summarizerCalls: { count: 0 },
+    summarizerCalls: { count: 0, inputTokens: 0, outputTokens: 0 },
   };
 }
