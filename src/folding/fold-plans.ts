@@ -110,6 +110,38 @@ export function planBudgetFold({
   };
 }
 
+/** Calls a budget fold should buy below the threshold before it is made at the threshold rather than the hard limit. */
+export const CALLS_A_FOLD_BUYS = 3;
+
+/**
+ * Whether a budget fold now would come back within fewer than `CALLS_A_FOLD_BUYS` calls: even the deepest fold leaves
+ * the fixed part, the state (at most its cap, with room to grow) and the latest step, and the calls after it, growing
+ * as the recent ones did (the median), take the prompt over the threshold again before that. In a loop whose steps
+ * are large against the window (a read of 15% of it) folds would then come every other call, each a rewrite of the
+ * cached prefix; the fold is better made when the prompt would pass the hard limit, a call or two later.
+ */
+export function foldBuysFewCalls({
+  facts,
+  point,
+  projection,
+  stateTokens,
+}: {
+  facts: CallFacts;
+  point: CompressionPoint;
+  projection: Projection;
+  /** Tokens of the state pair of the current point. */
+  stateTokens: number;
+}): boolean {
+  const { limits } = facts;
+  const { layout } = projection;
+  const from = point.coveredCount;
+  const state =
+    Math.min(stateTokens, foldStateCap(limits, layout, from)) + stateGrowth(limits.budget, layout.total(from, 0));
+  const cut = layout.chooseCut({ covered: from, stateTokens: state, targetTokens: 0 });
+  if (cut === undefined) return false;
+  return layout.total(cut, state) + (CALLS_A_FOLD_BUYS - 1) * layout.growthPerCall() > limits.compressAt;
+}
+
 /**
  * The budget fold a call that crosses the threshold will ask for, planned ahead from a call below it, so its summary
  * can be made in the background: the call that crosses is at most one call's growth past the threshold, and the fold

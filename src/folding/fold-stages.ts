@@ -5,7 +5,7 @@ import { addSummarizerUsage } from '../reports/usage.js';
 import { EMPTY_SESSION_STATE } from '../session-state/session-state.js';
 import type { DecideStage, StageCall } from '../stages/decide-call.js';
 import { backOff, type Effects, findAhead, summarize, summarizeAhead, waits } from '../stages/effects.js';
-import { type FoldPlan, planBudgetFold, planSemanticFold, weighFold } from './fold-plans.js';
+import { type FoldPlan, foldBuysFewCalls, planBudgetFold, planSemanticFold, weighFold } from './fold-plans.js';
 
 /** Semantic folds one run of the stage may make in a row (each one summarizer call). */
 export const MAX_SEMANTIC_FOLDS = 3;
@@ -43,6 +43,8 @@ export const budgetFolds: DecideStage = {
   rounds: MAX_BUDGET_FOLDS,
   plan: async function* (context) {
     if (context.report.budgetFolds >= MAX_BUDGET_FOLDS) return undefined;
+    // a fold that would come back within a call or two waits for the hard limit (see `foldBuysFewCalls`)
+    if (!context.call.services.aheadActive() && foldWaitsForRoom(context)) return undefined;
     const canWait = budgetWaits(context);
     // a fold that may wait is made some calls later, with what those calls add: planned for the prompt as it will be
     const plan = budgetPlan(context, false, canWait ? aheadGrowth(context) : 0);
@@ -73,11 +75,28 @@ function budgetWaits({ call, tokens }: Pick<Context, 'call' | 'tokens'>): boolea
 }
 
 /**
- * Whether this call's budget fold may be left to a later one: summaries are made ahead of time, the call is not
- * forced and the prompt is below the hard limit.
+ * Whether this call's budget fold may be left to a later one: the call is not forced, the prompt is below the hard
+ * limit, and summaries are made ahead of time or a fold now would buy few calls (`foldWaitsForRoom`).
  */
-export function budgetFoldMayWait(context: Pick<Context, 'call' | 'tokens'>): boolean {
-  return context.call.services.aheadActive() && !context.call.force && budgetWaits(context);
+export function budgetFoldMayWait(context: Pick<Context, 'call' | 'tokens' | 'point' | 'projection'>): boolean {
+  if (context.call.force || !budgetWaits(context)) return false;
+  return context.call.services.aheadActive() || foldWaitsForRoom(context);
+}
+
+/**
+ * Whether the budget's fold waits for the hard limit: the call is not forced, the prompt is below the hard limit and
+ * folding now would take it back over the threshold within a call or two (a loop whose steps are large against the
+ * window). Until then the prompt goes on between the threshold and the hard limit, its cached prefix whole.
+ */
+function foldWaitsForRoom(context: Pick<Context, 'call' | 'tokens' | 'point' | 'projection'>): boolean {
+  const { call, point, projection } = context;
+  if (call.force || !folding(context) || !budgetWaits(context)) return false;
+  return foldBuysFewCalls({
+    facts: call.facts,
+    point,
+    projection,
+    stateTokens: call.services.stateTokens(point.state),
+  });
 }
 
 /**
@@ -161,7 +180,7 @@ function withCut(plan: FoldPlan, point: CompressionPoint, cut: number): FoldPlan
 }
 
 /** Whether folding is on (whether it waits after a recent failure is asked once a fold is planned). */
-function folding({ call }: Context): boolean {
+function folding({ call }: Pick<Context, 'call'>): boolean {
   return call.services.settings.folding;
 }
 

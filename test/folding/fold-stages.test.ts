@@ -11,6 +11,7 @@ import {
 import { DECIDE_STAGES, type EffectParts, effectsOf } from '../../src/engine/decide.js';
 import { planned } from '../../src/engine/run-stages.js';
 import { SummarizerError } from '../../src/errors.js';
+import { foldBuysFewCalls } from '../../src/folding/fold-plans.js';
 import { FoldRunner } from '../../src/folding/fold-runner.js';
 import {
   budgetFoldMayWait,
@@ -279,6 +280,46 @@ describe('budgetFolds', () => {
   });
 });
 
+describe('budget folds in a loop whose steps are large against the window', () => {
+  /** Reads of about a quarter of the budget each: a fold leaves the latest read and the state, two reads take it over. */
+  const largeSteps = (steps: number): Message[] => [
+    user('Fix the failing test in src/app.ts.'),
+    ...Array.from({ length: steps }, (_, index) => readStep(index, 100)).flat(),
+  ];
+
+  it('leaves the fold to the call that would pass the hard limit, when a fold now would come back within two calls', async () => {
+    const { services, summarize } = servicesOf();
+    const over = Array.from({ length: 12 }, (_, steps) => contextOf(services, largeSteps(steps + 1))).find(
+      (context) =>
+        context.tokens > context.call.facts.limits.compressAt && context.tokens <= context.call.facts.limits.hardLimit,
+    );
+    expect(over).toBeDefined();
+    const context = over as Context;
+    expect(foldBuysFewCalls({ ...context.call, ...context, stateTokens: 0 })).toBe(true);
+    expect(budgetFoldMayWait(context)).toBe(true);
+    expect(await planOf(budgetFolds, context)).toBeUndefined();
+    expect(summarize).not.toHaveBeenCalled();
+    // past the hard limit it folds at once
+    const past = contextOf(services, largeSteps(context.call.facts.messages.length / 2 + 1));
+    expect(past.tokens).toBeGreaterThan(past.call.facts.limits.hardLimit);
+    expect((await planOf(budgetFolds, past))?.report?.messagesFolded).toBeGreaterThan(0);
+  });
+
+  it('folds at the threshold when the fold buys calls enough (steps small against the window)', async () => {
+    const { services } = servicesOf();
+    const context = contextOf(services, loop(7));
+    expect(context.tokens).toBeLessThanOrEqual(context.call.facts.limits.hardLimit);
+    expect(foldBuysFewCalls({ ...context.call, ...context, stateTokens: 0 })).toBe(false);
+    expect((await planOf(budgetFolds, context))?.report?.messagesFolded).toBeGreaterThan(0);
+  });
+
+  it('never waits on a forced call', async () => {
+    const { services } = servicesOf();
+    const context = contextOf(services, largeSteps(5), { force: true });
+    expect(budgetFoldMayWait(context)).toBe(false);
+  });
+});
+
 describe('forcedFold', () => {
   it('folds nothing unless the call is forced', async () => {
     const { services, summarize } = servicesOf();
@@ -474,11 +515,13 @@ describe('budgetFoldMayWait', () => {
       services: { ...services, aheadActive: () => ahead?.active() ?? false },
     });
 
-    expect(budgetFoldMayWait({ call: withAhead(aheadOf()), tokens: hardLimit })).toBe(true);
-    expect(budgetFoldMayWait({ call: withAhead(undefined), tokens: context.tokens })).toBe(false);
-    expect(budgetFoldMayWait({ call: withAhead(aheadOf(undefined, false)), tokens: context.tokens })).toBe(false);
-    expect(budgetFoldMayWait({ call: withAhead(aheadOf(), true), tokens: context.tokens })).toBe(false);
-    expect(budgetFoldMayWait({ call: withAhead(aheadOf()), tokens: hardLimit + 1 })).toBe(false);
+    const at = (call: ReturnType<typeof withAhead>, tokens: number) => ({ ...context, call, tokens });
+
+    expect(budgetFoldMayWait(at(withAhead(aheadOf()), hardLimit))).toBe(true);
+    expect(budgetFoldMayWait(at(withAhead(undefined), context.tokens))).toBe(false);
+    expect(budgetFoldMayWait(at(withAhead(aheadOf(undefined, false)), context.tokens))).toBe(false);
+    expect(budgetFoldMayWait(at(withAhead(aheadOf(), true), context.tokens))).toBe(false);
+    expect(budgetFoldMayWait(at(withAhead(aheadOf()), hardLimit + 1))).toBe(false);
   });
 });
 

@@ -309,6 +309,9 @@ describe('new-instance-differs: a new instance on a store of JSON text sends the
         reserveOutputTokens: 0,
         compressAt: 0.5,
         compressTo: 0.3,
+        // over the hard limit, so the fold is tried now (below it, a fold that leaves the long message alone over the
+        // threshold waits for the hard limit)
+        hardLimit: 0.51,
         triggers: { semantic: false },
         store,
         summarizer: async () => {
@@ -441,3 +444,4 @@ describe('fold-grew-prompt: a fold asked for with force may grow a short prompt'
     expect(foldGrewPrompt(event(['budget'], 2659, 2600))).toBe(false);
   });
 });
+
