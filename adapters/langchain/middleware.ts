@@ -109,8 +109,10 @@ type ModelRequest = Parameters<WrapModelCall>[0];
 
 /**
  * How to send a prompt as the agent sends its model calls: its tools bound with the request's tool choice and model
- * settings, as the agent binds them when no structured response is asked for (undefined when one is: its tools and
- * format change the request); not compressed, without the run's callbacks (a summary request is not agent output).
+ * settings, as the agent binds them when no structured response is asked for; not compressed, without the run's
+ * callbacks (a summary request is not agent output). Undefined when the request asks for a structured response (its
+ * tools and format change the request) or forces a tool call (the summary would be a tool call, not a state). What
+ * middleware inside this one changes in the request (another model, its own `cache_control`) is not seen.
  */
 function sendAsTheAgent(request: ModelRequest, model: BaseChatModel): SendAsBefore | undefined {
   if ((request as { responseFormat?: unknown }).responseFormat !== undefined || !model.bindTools) return undefined;
@@ -119,8 +121,10 @@ function sendAsTheAgent(request: ModelRequest, model: BaseChatModel): SendAsBefo
     toolChoice?: unknown;
     modelSettings?: Record<string, unknown>;
   };
+  if (toolChoice && toolChoice !== 'auto' && toolChoice !== 'none') return undefined;
   return async (prompt, signal) => {
-    const bound = model.bindTools?.((tools ?? []) as never, { ...modelSettings, tool_choice: toolChoice } as never);
+    const options = { ...modelSettings, tool_choice: toolChoice || undefined };
+    const bound = model.bindTools?.((tools ?? []) as never, options as never);
     return bound?.invoke(prompt, { signal, configurable: { [CALL_OPTIONS_KEY]: { disable: true } } } as never);
   };
 }

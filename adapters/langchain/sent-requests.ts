@@ -18,7 +18,9 @@ export type SendAsBefore = (prompt: BaseMessage[], signal: AbortSignal | undefin
  */
 export function sendThrough(base: BaseChatModel, self: BaseChatModel, options: unknown): SendAsBefore {
   return async (prompt, signal) => {
-    const answer = await base.generate.call(self, [prompt], { ...(options as object), callbacks: undefined, signal });
+    // not the caller's run either: its callbacks, id and name stay with the call it made
+    const own = { ...(options as object), callbacks: undefined, runId: undefined, runName: undefined, signal };
+    const answer = await base.generate.call(self, [prompt], own);
     return (answer.generations[0]?.[0] as ChatGeneration | undefined)?.message;
   };
 }

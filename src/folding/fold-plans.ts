@@ -143,10 +143,11 @@ export function foldBuysFewCalls({
 }
 
 /**
- * The budget fold a call that crosses the threshold will ask for, planned ahead from a call below it, so its summary
- * can be made in the background: the call that crosses is at most one call's growth past the threshold, and the fold
- * must take it to the budget fold's target then, so the cut is chosen for the prompt as it will be (deeper than a
- * fold now would go). Undefined when nothing can be folded, or the prompt is not expected to cross within `calls`.
+ * The budget fold a later call will ask for, planned ahead from a call below the threshold, so its summary can be
+ * made in the background: it is made once `calls` calls went by (or by the call that cannot wait), and must take the
+ * prompt to the budget fold's target then, so the cut is chosen for the prompt as it will be (at least one call's
+ * growth past the threshold; deeper than a fold now would go). Undefined when nothing can be folded, or the prompt is
+ * not expected to cross within `calls`.
  */
 export function planFoldAhead({
   facts,

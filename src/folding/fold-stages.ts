@@ -43,14 +43,21 @@ export const budgetFolds: DecideStage = {
   rounds: MAX_BUDGET_FOLDS,
   plan: async function* (context) {
     if (context.report.budgetFolds >= MAX_BUDGET_FOLDS) return undefined;
-    // a fold that would come back within a call or two waits for the hard limit (see `foldBuysFewCalls`)
-    if (!context.call.services.aheadActive() && foldWaitsForRoom(context)) return undefined;
+    // a fold that would come back within a call or two waits for the hard limit (see `foldBuysFewCalls`), unless the
+    // call rewrites the cached prefix anyway (masking under pressure): then it folds in that one break
+    const breaks = context.report.masked.count > 0;
+    if (!context.call.services.aheadActive() && !breaks && foldWaitsForRoom(context)) return undefined;
     const canWait = budgetWaits(context);
-    // a fold that may wait is made some calls later, with what those calls add: planned for the prompt as it will be
-    const plan = budgetPlan(context, false, canWait ? aheadGrowth(context) : 0);
+    const plan = budgetPlan(context, false);
+    // a fold that may wait is made some calls later, with what those calls add: summarized for the prompt as it will
+    // be then (the fold this call takes or replaces is weighed by the plan of the history alone, so every instance
+    // decides alike whatever the pace it measured)
+    const ahead = canWait && plan ? (budgetPlan(context, false, aheadGrowth(context)) ?? plan) : plan;
     // a shorter fold pending is taken when it takes the prompt below the threshold (else the deeper fold is planned)
     const takes = (cut: number) => belowThreshold(context, cut);
-    return plan && (yield* foldWhenSummarized(context, plan, { canWait, takes, forBudget: true }));
+    return (
+      plan && (yield* foldWhenSummarized(context, plan, { canWait, takes, forBudget: true, aheadCut: ahead?.cut }))
+    );
   },
 };
 
@@ -115,8 +122,11 @@ async function* foldWhenSummarized(
     canWait,
     takes,
     forBudget,
+    aheadCut = plan.cut,
   }: {
     canWait: boolean;
+    /** The cut a fold planned now to be made later is summarized for (the plan's own by default). */
+    aheadCut?: number;
     /** The budget's fold (else a finished segment's). */
     forBudget: boolean;
     /**
@@ -145,7 +155,8 @@ async function* foldWhenSummarized(
   if (!canWait) return withSpent(yield* fold(context, plan, { forBudget }), spent);
   // one fold pending at a time: it is made once due
   if (pending && !pending.due) return undefined;
-  if (shrinks(context, plan.cut)) yield* summarizeAhead(point, plan.cut, found !== undefined);
+  const cut = Math.max(plan.cut, aheadCut);
+  if (shrinks(context, cut)) yield* summarizeAhead(point, cut, found !== undefined);
   return withSpent(undefined, spent);
 }
 

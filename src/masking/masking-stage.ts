@@ -12,9 +12,9 @@ type Context = StageContext<StageCall>;
 
 /**
  * Old and stale tool results masked in one batch, when the budget presses or the batch pays for its cache break.
- * With summaries made ahead of time, a call under pressure below the hard limit may leave its fold to a later call
- * (the cache does not break anyway): the batch then clears every candidate only when that takes the prompt below the
- * threshold, and otherwise pays for its own break like a batch below it.
+ * A call under pressure below the hard limit may leave its fold to a later call (with summaries made ahead of time, or
+ * when a fold now would buy few calls): the cache does not break anyway, so the batch then clears every candidate only
+ * when that takes the prompt below the threshold, and otherwise pays for its own break like a batch below it.
  *
  * After a fold, the results are weighed again where the call ends, as a call starting from the stored point weighs
  * them (the same request sends the same prompt on any instance): its pressure is the prompt's size then, its cache

@@ -34,7 +34,7 @@ export interface StageServices {
   aheadActive(): boolean;
   /**
    * Model calls of this conversation a summary made ahead of time takes (measured, see `FoldsAhead`): the calls by
-   * which a fold planned now is made later. Zero when summaries are not made ahead.
+   * which a fold planned now is made later. Zero when summaries are not made ahead (read only while `aheadActive`).
    */
   aheadCalls(facts: CallFacts): number;
   readonly recall: RecallPlanner;

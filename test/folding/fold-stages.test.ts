@@ -305,6 +305,16 @@ describe('budget folds in a loop whose steps are large against the window', () =
     expect((await planOf(budgetFolds, past))?.report?.messagesFolded).toBeGreaterThan(0);
   });
 
+  it('folds at once when masking under pressure rewrites the cached prefix in this call anyway', async () => {
+    const { services } = servicesOf();
+    const waiting = contextOf(services, largeSteps(3));
+    expect(budgetFoldMayWait(waiting)).toBe(true);
+    const masked = contextOf(services, largeSteps(3), {
+      report: { ...EMPTY_STAGE_REPORT, masked: { count: 1, tokensFreed: 50 } },
+    });
+    expect((await planOf(budgetFolds, masked))?.report?.messagesFolded).toBeGreaterThan(0);
+  });
+
   it('folds at the threshold when the fold buys calls enough (steps small against the window)', async () => {
     const { services } = servicesOf();
     const context = contextOf(services, loop(7));

@@ -444,4 +444,3 @@ describe('fold-grew-prompt: a fold asked for with force may grow a short prompt'
     expect(foldGrewPrompt(event(['budget'], 2659, 2600))).toBe(false);
   });
 });
-

@@ -2,7 +2,7 @@ import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messa
 import type { ChatResult } from '@langchain/core/outputs';
 import { RunnableLambda } from '@langchain/core/runnables';
 import { tool } from '@langchain/core/tools';
-import { createAgent } from 'langchain';
+import { type AgentMiddleware, createAgent, createMiddleware } from 'langchain';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type CompressEvent, contextCompressionMiddleware } from '../../../adapters/langchain/index.js';
@@ -73,22 +73,27 @@ class AgentModel extends RecordingChatModel {
   }
 }
 
-async function run(caching: boolean) {
+async function run(caching: boolean, forceTool = false) {
   const model = new AgentModel(caching);
   const events: CompressEvent[] = [];
+  const compression = contextCompressionMiddleware({
+    contextWindow: 10_000,
+    reserveOutputTokens: 500,
+    summarizer: model,
+    summarizeAhead: false,
+    onCompress: (event) => events.push(event),
+  });
+  // a middleware outside ours that forces a tool call on every model call
+  const forcing = createMiddleware({
+    name: 'ForceTool',
+    wrapModelCall: (request, handler) => handler({ ...request, toolChoice: 'required' }),
+  });
+  const middleware: AgentMiddleware[] = forceTool ? [forcing, compression] : [compression];
   const agent = createAgent({
     model,
     tools: [readFile],
     systemPrompt: 'You are a coding agent. Read files, then fix the bug.',
-    middleware: [
-      contextCompressionMiddleware({
-        contextWindow: 10_000,
-        reserveOutputTokens: 500,
-        summarizer: model,
-        summarizeAhead: false,
-        onCompress: (event) => events.push(event),
-      }),
-    ],
+    middleware,
   });
   const result = await agent.invoke({ messages: [new HumanMessage('Fix the parser bug.')] }, { recursionLimit: 100 });
   return { model, events, result };
@@ -119,6 +124,13 @@ describe('a summary by the agent model itself (createAgent middleware)', () => {
     expect(JSON.stringify(last.map((message) => message.content))).toContain('The parser bug is in src/file3.ts.');
     expect(result.messages).toHaveLength(1 + STEPS * 2 + 1);
     expect(result.messages.some((message) => text(message).startsWith('[Memory update'))).toBe(false);
+  });
+
+  it('makes a separate request when the agent forces a tool call (a continued request would answer with one)', async () => {
+    const { model, events } = await run(true, true);
+    expect(model.calls.filter(isSummaryRequest)).toHaveLength(0);
+    expect(model.separate).toBeGreaterThan(0);
+    expect(events.filter((event) => event.messagesFolded > 0)).toHaveLength(model.separate);
   });
 
   it('makes a separate request when the provider showed no prompt cache', async () => {
