@@ -113,18 +113,30 @@ export interface EffectParts {
   readonly folds: FoldRunner;
   /** Undefined when summaries are not made ahead of time (no stage then asks for them). */
   readonly ahead: FoldsAhead | undefined;
+  /** The offline summarizer's folds, for a call that cannot wait for a summary made ahead (with `ahead`). */
+  readonly standIn?: FoldRunner | undefined;
 }
 
 /**
  * Runs a call's effects (see `DecideEffect`): whether folding waits is read from the store once per call, when a fold
  * or a drop is first planned (only calls that would change the prompt read it).
  */
-export function effectsOf(facts: CallFacts, { folds, ahead }: EffectParts): RunEffect<StageCall, DecideEffect> {
+export function effectsOf(
+  facts: CallFacts,
+  { folds, ahead, standIn }: EffectParts,
+): RunEffect<StageCall, DecideEffect> {
   let waits: Promise<boolean> | undefined;
   return async (effect) => {
     switch (effect.kind) {
-      case 'summarize':
-        return folds.run(facts, effect.point, effect.plan);
+      case 'summarize': {
+        const { point, plan } = effect;
+        if (!effect.late || !standIn) return folds.run(facts, point, plan);
+        const result = await standIn.run(facts, point, plan);
+        if (result.failure) return result;
+        await folds.stoodIn(result.point.state, facts, point, plan);
+        // no summarizer call of the caller's: the summary it stood in for is reported by the fold that extends it
+        return { ...result, summarizerCalls: 0, summarizerUsage: undefined, stoodIn: true };
+      }
       case 'back-off':
         return folds.discarded(facts);
       case 'waits':

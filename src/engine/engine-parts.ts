@@ -18,6 +18,7 @@ import { RecallPlanner } from '../recall/recall-planner.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../recall/render-recall.js';
 import type { CompressionErrorEvent } from '../reports/events.js';
 import type { StageServices } from '../stages/decide-call.js';
+import { extractiveSummarizer } from '../summarizers/extractive-summarizer.js';
 import { toSummarizer } from '../summarizers/summarizer.js';
 import { CallReader } from './call-reader.js';
 import { CallRecords } from './call-records.js';
@@ -50,6 +51,8 @@ export interface EngineParts {
   readonly folds: FoldRunner;
   /** Summaries made ahead of time, when on. */
   readonly ahead: FoldsAhead | undefined;
+  /** With summaries made ahead: the offline summarizer's folds, for a call that cannot wait for one not ready. */
+  readonly standIn: FoldRunner | undefined;
   readonly services: StageServices;
 }
 
@@ -125,8 +128,20 @@ export function engineParts(options: CompressionOptions): EngineParts {
     ),
     folds,
     ahead,
+    standIn: ahead && standInRunner(resolved, meter, embeddings, onEmbedderError),
     services,
   };
+}
+
+/** The offline summarizer's folds, for a call over the hard limit that cannot wait for a summary made ahead. */
+function standInRunner(
+  resolved: ResolvedOptions,
+  meter: MessageMeter,
+  embeddings: EmbeddingCache | undefined,
+  onEmbedderError: (error: EmbedderError) => void,
+): FoldRunner {
+  const { summarizerTimeoutMs: timeoutMs, acknowledgement } = resolved;
+  return new FoldRunner(extractiveSummarizer(), { timeoutMs, meter, embeddings, onEmbedderError, acknowledgement });
 }
 
 /** The engine's fold runner: its summarizer, with the fold lease and the stored waits of the engine's store. */

@@ -44,6 +44,8 @@ export type FoldResult =
       readonly summarizerUsage?: SummarizerUsage | undefined;
       /** Salience quotes of the new state that were not verbatim in the folded messages, dropped. */
       readonly quotesRejected: number;
+      /** Made by the offline summarizer: the call could not wait for the summarizer's (see `DecideEffect`). */
+      readonly stoodIn?: boolean;
       readonly failure?: undefined;
     }
   | {
@@ -57,6 +59,16 @@ export type FoldResult =
 export interface SharedFolds {
   readonly store: Pick<StateStore, 'get' | 'set'>;
   readonly ttlMs: number;
+}
+
+/** A stand-in state's note: the key of the fold it stood in for. */
+interface StandIn {
+  readonly fold: string;
+}
+
+/** Where the note of a stand-in state is kept: beside the folds' results, by the state's content. */
+function standInKey(facts: CallFacts, state: SessionState): string {
+  return foldLeaseKeys(facts.scope, `stand-in\u0000${hashString(canonicalJson(state))}`).result;
 }
 
 /** Folds remembered after they finished, so calls that planned them while they ran (a slow store) reuse them. */
@@ -105,6 +117,8 @@ export interface FoldRunnerParts {
 export class FoldRunner {
   /** Folds running or recently finished, by what determines them; a failed one is forgotten at once. */
   private readonly folds = new LRUCache<string, Promise<Folded>>({ max: REMEMBERED_FOLDS });
+  /** Folds whose summary was made (the promise fulfilled). */
+  private readonly made = new WeakSet<Promise<Folded>>();
   /** Folds a call has reported the summarizer calls of. */
   private readonly claimed = new WeakSet<Folded>();
   /** Conversations whose summarizer failed, with the message count from which it is tried again. */
@@ -157,6 +171,61 @@ export class FoldRunner {
   }
 
   /**
+   * Notes in the store that `state` was made by the offline summarizer in place of this fold, whose summary the call
+   * could not wait for: the next fold from `state`, on any instance, starts from that summary once it is made (see
+   * `fold`).
+   */
+  async stoodIn(state: SessionState | undefined, facts: CallFacts, point: CompressionPoint, plan: FoldPlan) {
+    const shared = this.sharedStore;
+    if (!state || !shared) return;
+    const value: StandIn = { fold: this.keyOf(facts, point, plan) };
+    await shared.store.set(standInKey(facts, state), value, { ttlMs: shared.ttlMs });
+  }
+
+  /**
+   * The summary made for the span a stand-in state covers (the same messages from the same state), when the store
+   * has it, with the summarizer calls and usage it took when this instance made it and no call reported them yet.
+   */
+  private async madeInstead(facts: CallFacts, state: SessionState | undefined): Promise<Folded | undefined> {
+    const shared = this.sharedStore;
+    if (!state || !shared) return undefined;
+    const noted = await shared.store.get(standInKey(facts, state));
+    const fold = typeof noted === 'object' && noted !== null ? (noted as Partial<StandIn>).fold : undefined;
+    if (typeof fold !== 'string') return undefined;
+    const stored = readSharedFold(await shared.store.get(foldLeaseKeys(facts.scope, fold).result));
+    if (!stored) return undefined;
+    // reported once, by the fold that extends it, when this instance made it
+    const running = this.folds.get(fold);
+    const made = running && this.made.has(running) ? await running : undefined;
+    if (!made || this.claimed.has(made)) return { ...stored, calls: 0 };
+    this.claimed.add(made);
+    return { ...stored, calls: made.calls, usage: made.usage };
+  }
+
+  /** Where folds made ahead of time are kept for every instance (the lease's store, else the shared one). */
+  private get sharedStore(): SharedFolds | undefined {
+    const { lease, shared } = this.parts;
+    return lease ? { store: lease.store, ttlMs: lease.resultTtlMs } : shared;
+  }
+
+  /**
+   * What determines a fold: the folded messages (a prefix hash pair) from the state they extend (its content, in any
+   * key order: stores return copies, read through the schema), by a summarizer of this name; not the state's cap,
+   * which moves with the calibration: each call fits the state to its own.
+   */
+  private keyOf(facts: CallFacts, point: CompressionPoint, plan: FoldPlan): string {
+    return [
+      facts.namespace,
+      facts.prefixHashes[point.coveredCount],
+      facts.prefixHashes[plan.cut],
+      point.state ? hashString(canonicalJson(point.state)) : '-',
+      this.summarizer.name,
+      facts.retrievalToolName ?? '-',
+      facts.redactionToolName,
+    ].join('\u0000');
+  }
+
+  /**
    * Folds the messages of a plan into the state; a summarizer failure is returned, any other error thrown. `signal`
    * aborts the summarizer calls (a fold made ahead of time, when the engine is closed).
    */
@@ -167,25 +236,18 @@ export class FoldRunner {
     { signal, ahead = false }: { signal?: AbortSignal | undefined; ahead?: boolean } = {},
   ): Promise<FoldResult> {
     const started = performance.now();
-    // the folded messages (a prefix hash pair) from the state they extend (its content, in any key order: stores
-    // return copies, read through the schema), by a summarizer of this name; not the state's cap, which moves with
-    // the calibration: each call fits the state to its own
-    const key = [
-      facts.namespace,
-      facts.prefixHashes[point.coveredCount],
-      facts.prefixHashes[plan.cut],
-      point.state ? hashString(canonicalJson(point.state)) : '-',
-      this.summarizer.name,
-      facts.retrievalToolName ?? '-',
-      facts.redactionToolName,
-    ].join('\u0000');
+    const key = this.keyOf(facts, point, plan);
     let pending = this.folds.get(key);
     if (!pending) {
-      pending = this.parts.lease
+      const running = this.parts.lease
         ? this.foldOnce(this.parts.lease, facts, point, plan, key, signal)
         : this.foldShared(facts, point, plan, key, { signal, ahead });
-      this.folds.set(key, pending);
-      pending.catch(() => this.folds.delete(key));
+      this.folds.set(key, running);
+      running.then(
+        () => this.made.add(running),
+        () => this.folds.delete(key),
+      );
+      pending = running;
     }
     try {
       const folded = await pending;
@@ -298,8 +360,12 @@ export class FoldRunner {
   ): Promise<Folded> {
     const started = performance.now();
     const folded = messagesToFold(facts, point, plan.cut, this.parts.meter);
+    // a state the offline summarizer made in place of a summary that was not ready is replaced, as what this fold
+    // extends, by that summary once made: it covers the same messages (the prompt changes with this fold anyway)
+    const instead = await this.madeInstead(facts, point.state);
+    const base = instead?.state ?? point.state;
     // copied by runSummarizer: a summarizer may build its answer in `previous`
-    const previous = point.state && withoutEngineFields(point.state);
+    const previous = base && withoutEngineFields(base);
     // the previous call's cached prompt continued, when the summarizer does that and the engine has one to offer (a
     // summary made ahead of time too: it runs beside the call, whose own prompt may not be cached yet); a summary it
     // could not make that way is made as a separate request
@@ -328,12 +394,12 @@ export class FoldRunner {
           })
         : undefined;
     const summarized = (chunked?.state ?? continued?.state) as SessionState;
-    const calls = (chunked?.calls ?? 0) + (continued?.calls ?? 0);
-    const usage = addSummarizerUsage(chunked?.usage, continued?.usage);
+    const calls = (chunked?.calls ?? 0) + (continued?.calls ?? 0) + (instead?.calls ?? 0);
+    const usage = addSummarizerUsage(addSummarizerUsage(chunked?.usage, continued?.usage), instead?.usage);
     const took = performance.now() - started;
     this.averageMs = this.averageMs === undefined ? took : 0.7 * this.averageMs + 0.3 * took;
     // a summarizer's own timeline or call list is not taken: those are the engine's
-    const { state, rejected } = verifySalience(withoutEngineFields(summarized), point.state, folded);
+    const { state, rejected } = verifySalience(withoutEngineFields(summarized), base, folded);
     const merged = await mergeSimilarQuotes(state, this.parts.embeddings, this.parts.onEmbedderError ?? ignoreError);
     const timeline = appendToTimeline(
       point.state?.timeline,

@@ -144,15 +144,24 @@ async function* foldWhenSummarized(
   const taken = found && (found.cut >= plan.cut || found.replaces || !canWait || takes(found.cut));
   const pending = taken && shrinks(context, found.cut) ? found : undefined;
   let spent: StagePlan | undefined;
+  // a call over the hard limit does not wait for a summary made ahead that is not due yet, nor for a second fold after
+  // it: the offline summarizer folds that span (and the next fold extends the summarizer's summary of it once made);
+  // decided by the history's length alone, so every instance decides alike. A conversation's first fold waits for the
+  // summarizer: the whole past would be summarized offline
+  const late = !canWait && point.state !== undefined;
   if (pending && (pending.due || !canWait)) {
     // a fold whose state outweighs what it folds waits a few messages, unless a deeper one replaces it now
     const deeper = plan.cut > pending.cut;
-    const folded = yield* fold(context, withCut(plan, point, pending.cut), { forBudget, backOff: !deeper });
+    const folded = yield* fold(context, withCut(plan, point, pending.cut), {
+      forBudget,
+      backOff: !deeper,
+      late: late && !pending.due,
+    });
     // a failed summary is reported and ends the call's folding: it is not asked again for the deeper fold
     if (!deeper || folded?.point !== context.point || folded.report?.failure) return folded;
     spent = folded;
   }
-  if (!canWait) return withSpent(yield* fold(context, plan, { forBudget }), spent);
+  if (!canWait) return withSpent(yield* fold(context, plan, { forBudget, late }), spent);
   // one fold pending at a time: it is made once due
   if (pending && !pending.due) return undefined;
   const cut = Math.max(plan.cut, aheadCut);
@@ -173,6 +182,14 @@ function withSpent(plan: StagePlan | undefined, spent: StagePlan | undefined): S
     summarizerMs: (plan.summarizerMs ?? 0) + summarizerMs,
     summarizerCalls: (plan.summarizerCalls ?? 0) + summarizerCalls,
     summarizerUsage: addSummarizerUsage(plan.summarizerUsage, summarizerUsage),
+  };
+}
+
+/** A fold's decision saying that the offline summarizer made its state. */
+function stoodIn(decision: CompressionDecision): CompressionDecision {
+  return {
+    ...decision,
+    details: `${decision.details}; over the hard limit before its summary was due: summarized offline`,
   };
 }
 
@@ -265,12 +282,13 @@ async function* fold(
     forced = false,
     forBudget = forced,
     backOff: backsOff = true,
-  }: { forced?: boolean; forBudget?: boolean; backOff?: boolean },
+    late = false,
+  }: { forced?: boolean; forBudget?: boolean; backOff?: boolean; late?: boolean },
 ): Effects<StagePlan | undefined> {
   if (!plan || context.report.failure || (!forced && !shrinks(context, plan.cut))) return undefined;
   if (yield* waits()) return undefined;
   const { facts, services } = context.call;
-  const result = yield* summarize(context.point, plan);
+  const result = yield* summarize(context.point, plan, late);
   if (result.failure) {
     return { point: context.point, summarizerMs: result.summarizerMs, report: { failure: result.failure } };
   }
@@ -298,7 +316,7 @@ async function* fold(
       messagesFolded: plan.cut - context.point.coveredCount,
       ...(forBudget && { budgetFolds: 1 }),
       quotesRejected: result.quotesRejected,
-      decisions: [plan.decision],
+      decisions: [result.stoodIn ? stoodIn(plan.decision) : plan.decision],
     },
   };
 }

@@ -306,9 +306,10 @@ const compressionOptionsShape = {
    * (after the call's prompt went out) and made by the first call from a history length at which its summary had the
    * time to be made (as many calls on as a summary takes, measured). The fold the call crossing the threshold will
    * need is planned a few calls before it; a finished segment's fold, and the budget's while the prompt is below the
-   * hard limit, wait for their summary (only a prompt over the hard limit folds at once). The plan is stored, so the
-   * same request sends the same prompt on any instance. One summary per conversation at a time; a failure goes to
-   * `onError` (`fallback: 'continued'`). `false` turns it off.
+   * hard limit, wait for their summary. Only a prompt over the hard limit folds at once: after the conversation's
+   * first fold, the offline summarizer stands in for a summary not due yet, and the next fold starts from that summary
+   * once made. The plan is stored, so the same request sends the same prompt on any instance. One summary per
+   * conversation at a time; a failure goes to `onError` (`fallback: 'continued'`). `false` turns it off.
    * @default on with a model summarizer (an AI SDK or LangChain model, `modelSummarizer`, `chatModelSummarizer`), off
    * with a function (turn it on with `{}` for one that calls a model) and with the extractive summarizer
    */

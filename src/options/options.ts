@@ -1,6 +1,3 @@
-import type { CompressionOptions } from './compression-options.js';
-import { resolveOptions } from './resolve-options.js';
-
 export {
   type CompressionOptions,
   DEFAULT_CACHE_PRICING,

@@ -14,7 +14,8 @@ export interface PendingFold {
  * What a stage asks the loop to do for it: the work that calls a summarizer or reads and writes the store. A stage
  * yields an effect and is resumed with its result; the engine runs it (see `decide`), so a planner never holds the
  * summarizer or the store.
- * - `summarize`: fold `point` as `plan` says, now (the fold runner: the summarizer, or a summary made ahead) -> `FoldResult`
+ * - `summarize`: fold `point` as `plan` says, now (the fold runner: the summarizer, or a summary made ahead); `late`: the
+ *   call cannot wait for the summarizer (the offline summarizer stands in) -> `FoldResult`
  * - `back-off`: a fold was discarded (its state outweighed what it folded): folding waits a few messages, on every
  *   instance on the store -> nothing
  * - `waits`: whether folding waits for this conversation after a failure or a discard (read once per call) -> boolean
@@ -22,7 +23,7 @@ export interface PendingFold {
  * - `summarize-ahead`: plan a fold of `point` to `cut`, its summary started in the background -> nothing
  */
 export type DecideEffect =
-  | { readonly kind: 'summarize'; readonly point: CompressionPoint; readonly plan: FoldPlan }
+  | { readonly kind: 'summarize'; readonly point: CompressionPoint; readonly plan: FoldPlan; readonly late: boolean }
   | { readonly kind: 'back-off' }
   | { readonly kind: 'waits' }
   | { readonly kind: 'find-ahead'; readonly point: CompressionPoint; readonly projection: Projection }
@@ -36,9 +37,9 @@ export type DecideEffect =
 /** The steps of a stage that asks for effects. */
 export type Effects<Result> = AsyncGenerator<DecideEffect, Result, unknown>;
 
-/** Folds `point` as `plan` says, now. */
-export async function* summarize(point: CompressionPoint, plan: FoldPlan): Effects<FoldResult> {
-  return (yield { kind: 'summarize', point, plan }) as FoldResult;
+/** Folds `point` as `plan` says, now; `late`: by the offline summarizer, without waiting for the summarizer. */
+export async function* summarize(point: CompressionPoint, plan: FoldPlan, late = false): Effects<FoldResult> {
+  return (yield { kind: 'summarize', point, plan, late }) as FoldResult;
 }
 
 /** Tells that a fold was discarded: folding waits. */

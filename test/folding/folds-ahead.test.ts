@@ -97,6 +97,50 @@ function gatedSummarizer() {
   };
 }
 
+/**
+ * A summarizer whose calls, while held, wait until the test releases them; each state it makes says which call made
+ * it (`made by summary N`, N from 0).
+ */
+function heldSummarizer(delayMs = 0) {
+  const calls: { input: SummarizeInput; release: () => void }[] = [];
+  let holding = false;
+  return {
+    calls,
+    hold: (on: boolean) => {
+      holding = on;
+    },
+    releaseAll: () => {
+      for (const call of calls) call.release();
+    },
+    summarizer: {
+      name: 'held',
+      summarize: async (input: SummarizeInput) => {
+        const index = calls.length;
+        let release: () => void = () => {};
+        const gate = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        calls.push({ input, release });
+        if (holding) await gate;
+        else await new Promise((resolve) => setTimeout(resolve, delayMs));
+        const state = await offline.summarize(input);
+        return { ...state, logos: [...state.logos, `made by summary ${index}`] };
+      },
+    },
+  };
+}
+
+/** The middleware of a loop summarized by `held`, its compressions told to `events` (no semantic folds, no masking). */
+function heldMiddleware(held: ReturnType<typeof heldSummarizer>, events: CompressEvent[]) {
+  return contextCompression({
+    ...LIMITS,
+    summarizer: held.summarizer,
+    triggers: { semantic: false },
+    masking: false,
+    onCompress: (event) => events.push(event),
+  });
+}
+
 const LIMITS = {
   contextWindow: 8_000,
   reserveOutputTokens: 0,
@@ -245,6 +289,67 @@ describe('summaries made ahead of time', () => {
     expect(gated.calls.length).toBe(1);
     expect(events.filter((event) => event.toolResultsMasked.count > 0)).toEqual([]);
     gated.close();
+  });
+
+  it('does not wait past the hard limit for a summary not due yet: the offline summarizer stands in, and the next fold starts from that summary once made', async () => {
+    // summaries that take several calls (about 300 ms against calls 20 ms apart): a fold planned ahead is due calls later
+    const held = heldSummarizer(300);
+    const events: CompressEvent[] = [];
+    const middleware = heldMiddleware(held, events);
+    const folds = () => events.filter((event) => event.messagesFolded > 0);
+    // reads of about 150 tokens: the first fold is the summarizer's (not held)
+    const lines: number[] = [];
+    for (let step = 1; folds().length === 0 && step < 120; step++) {
+      lines.push(20);
+      await send(middleware, sizedLoop(lines));
+      await settle();
+    }
+    expect(folds()).toHaveLength(1);
+    // then held: a summary is started ahead of the next fold, and a read of about 2,400 tokens takes the prompt from
+    // below the threshold past the hard limit before it is made
+    held.hold(true);
+    const started = held.calls.length;
+    for (let step = 1; held.calls.length === started && step < 80; step++) {
+      lines.push(20);
+      await send(middleware, sizedLoop(lines));
+      await settle();
+    }
+    expect(held.calls.length).toBe(started + 1);
+    lines.push(400);
+    // the call would hang on the held summary if it waited
+    await send(middleware, sizedLoop(lines));
+    const standIn = folds().at(-1);
+    expect(folds()).toHaveLength(2);
+    expect(standIn?.decisions.some((decision) => decision.details.includes('summarized offline'))).toBe(true);
+    expect(standIn?.tokensAfter).toBeLessThanOrEqual(0.85 * 8_000);
+    expect(standIn?.summarizerCalls).toBe(0);
+    // the summary made ahead arrives: the next fold's summarizer extends it, not the offline state
+    held.releaseAll();
+    held.hold(false);
+    await settle();
+    const before = held.calls.length;
+    for (let step = 1; held.calls.length === before && step < 80; step++) {
+      lines.push(20);
+      await send(middleware, sizedLoop(lines));
+      await settle();
+    }
+    expect(held.calls.at(-1)?.input.previous?.logos).toContain(`made by summary ${started}`);
+  });
+
+  it("waits for the summarizer when a conversation's first fold is over the hard limit: no state made offline", async () => {
+    const held = heldSummarizer();
+    const events: CompressEvent[] = [];
+    const middleware = heldMiddleware(held, events);
+    held.hold(true);
+    // a history that arrives over the hard limit
+    const sending = send(middleware, sizedLoop(Array.from({ length: 50 }, () => 20)));
+    await settle();
+    expect(held.calls).toHaveLength(1);
+    expect(events).toEqual([]);
+    held.releaseAll();
+    await sending;
+    expect(events[0]?.messagesFolded).toBeGreaterThan(0);
+    expect(events[0]?.decisions.some((decision) => decision.details.includes('offline'))).toBe(false);
   });
 
   it('reports a summary that failed in the background, and the fold is made when due by the call', async () => {

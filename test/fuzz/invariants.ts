@@ -424,6 +424,8 @@ export class ConversationChecker<P> {
       if (event.messagesFolded > 0) this.count('fold');
       if (event.decisions.some((decision) => decision.details.endsWith('summarized ahead of time')))
         this.count('fold summarized ahead');
+      if (event.decisions.some((decision) => decision.details.endsWith('summarized offline')))
+        this.count('fold summarized offline');
       if (event.messagesDropped > 0) this.count('drop');
       if (event.toolResultsMasked.count > 0) this.count('masking');
       if (event.toolResultsTruncated > 0) this.count('truncation');
