@@ -135,6 +135,11 @@ function continuingModel(lastSent: { prompt: LanguageModelV4Prompt }): MockLangu
   });
 }
 
+/** The middleware of a loop's mode: none for `all`. */
+function compressing(mode: Mode, options: Parameters<typeof contextCompression>[0]) {
+  return mode === 'all' ? undefined : contextCompression(options);
+}
+
 /** The loop's prompts: the history up to each assistant message, the first `STEPS` of them. */
 function stepPrompts(history: LanguageModelV4Prompt): LanguageModelV4Prompt[] {
   const prompts: LanguageModelV4Prompt[] = [];
@@ -144,10 +149,13 @@ function stepPrompts(history: LanguageModelV4Prompt): LanguageModelV4Prompt[] {
   return prompts;
 }
 
-/** The summaries' mode: none ahead, made ahead as separate requests, or made ahead continuing the cached prompt. */
-type Mode = 'off' | 'on' | 'cont';
+/**
+ * The summaries' mode: none ahead, made ahead as separate requests, or made ahead continuing the cached prompt; or no
+ * middleware at all (`all`: every prompt sent as it is).
+ */
+type Mode = 'all' | 'off' | 'on' | 'cont';
 
-async function runLoop(prompts: readonly LanguageModelV4Prompt[], mode: Mode): Promise<LoopResult> {
+async function runLoop(prompts: readonly LanguageModelV4Prompt[], mode: Mode, window = WINDOW): Promise<LoopResult> {
   const ahead = mode !== 'off';
   const lastSent = { prompt: [] as LanguageModelV4Prompt };
   const main = mode === 'cont' ? continuingModel(lastSent) : model;
@@ -155,8 +163,8 @@ async function runLoop(prompts: readonly LanguageModelV4Prompt[], mode: Mode): P
   let sentTokens = 0;
   let folds = 0;
   let aheadFolds = 0;
-  const middleware = contextCompression({
-    contextWindow: WINDOW,
+  const middleware = compressing(mode, {
+    contextWindow: window,
     summarizer: slowSummarizer(counted, mode === 'cont'),
     summarizeAhead: ahead ? {} : false,
     onCall: (report) => {
@@ -173,15 +181,16 @@ async function runLoop(prompts: readonly LanguageModelV4Prompt[], mode: Mode): P
   for (const prompt of prompts) {
     const params: LanguageModelV4CallOptions = { prompt: rebuilt(prompt) };
     const started = performance.now();
-    const sent = (await middleware.transformParams?.({ type: 'generate', params, model: main })) ?? params;
+    const sent = (await middleware?.transformParams?.({ type: 'generate', params, model: main })) ?? params;
     waits.push(performance.now() - started);
     const measured = measurePrompt(sent.prompt);
+    if (!middleware) sentTokens += measured.reduce((sum, message) => sum + message.tokens, 0);
     const cached = commonPrefixTokens(previous, measured);
     if (mode === 'cont') {
       // the provider's usage says it caches: what a summary continues is offered only then (no input total: the
       // calibration stays as in the other modes)
       lastSent.prompt = sent.prompt;
-      await middleware.wrapGenerate?.({
+      await middleware?.wrapGenerate?.({
         doGenerate: async () => ({
           content: [],
           finishReason: { unified: 'tool-calls', raw: 'tool_use' },
@@ -251,12 +260,25 @@ export async function summariesAhead(sessions: readonly SessionFile[]): Promise<
         runLoop(prompts, 'on'),
         runLoop(prompts, 'cont'),
       ]);
-      return { source, off, on, cont };
+      return { source, prompts, off, on, cont };
     }),
   );
   for (const { source, off, on, cont } of loops) {
     console.log(row(source, 'off', off));
     console.log(row(source, 'on', on));
+    console.log(row(source, 'on+cont', cont));
+  }
+  // the same loops at a 200k window (after the 16k ones, so that their counting does not delay those): against sending
+  // every prompt as it is
+  console.log(`   at a 200k window ('all': no middleware, every prompt sent as it is)`);
+  const large = await Promise.all(
+    loops.map(async ({ source, prompts }) => {
+      const [all, cont] = await Promise.all([runLoop(prompts, 'all'), runLoop(prompts, 'cont', 200_000)]);
+      return { source, all, cont };
+    }),
+  );
+  for (const { source, all, cont } of large) {
+    console.log(row(source, 'all', all));
     console.log(row(source, 'on+cont', cont));
   }
 }

@@ -84,7 +84,7 @@ export async function decide(
     force,
     tokensBefore,
     pressure: force || tokensBefore > facts.limits.compressAt,
-    economics: cacheEconomics(services.cachePricing, facts),
+    economics: cacheEconomics(services.cachePricing, facts, services.summaryPricing),
     provisional,
   };
   const { point, projection, beforeProvisional, report } = await runStages(

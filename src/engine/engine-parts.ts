@@ -18,6 +18,7 @@ import { RecallPlanner } from '../recall/recall-planner.js';
 import { DEFAULT_RECALL_ACKNOWLEDGEMENT } from '../recall/render-recall.js';
 import type { CompressionErrorEvent } from '../reports/events.js';
 import type { StageServices } from '../stages/decide-call.js';
+import type { SummaryPricing } from '../strategies/cache-economics.js';
 import { extractiveSummarizer } from '../summarizers/extractive-summarizer.js';
 import { toSummarizer } from '../summarizers/summarizer.js';
 import { CallReader } from './call-reader.js';
@@ -90,6 +91,7 @@ export function engineParts(options: CompressionOptions): EngineParts {
   const services: StageServices = {
     settings,
     cachePricing: resolved.cachePricing,
+    summaryPricing: summaryPricing(resolved, settings),
     meter,
     memos: {
       placeholderTokens: memory.placeholderTokens,
@@ -131,6 +133,16 @@ export function engineParts(options: CompressionOptions): EngineParts {
     standIn: ahead && standInRunner(resolved, meter, embeddings, onEmbedderError),
     services,
   };
+}
+
+/**
+ * How a fold's summary is paid for: by a model when the summarizer is one of the package's model summarizers, or its
+ * summaries are made ahead of time (a summarizer that takes seconds); the offline one, or a function made fast, free.
+ */
+function summaryPricing(resolved: ResolvedOptions, settings: EngineSettings): SummaryPricing | undefined {
+  const summarizer = toSummarizer(resolved.summarizer);
+  if (!summarizer.name.startsWith('model:') && !settings.ahead) return undefined;
+  return { continues: summarizer.continuesPrompts === true };
 }
 
 /** The offline summarizer's folds, for a call over the hard limit that cannot wait for a summary made ahead. */

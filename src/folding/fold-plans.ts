@@ -301,13 +301,16 @@ export function weighFold(
     economics: CacheEconomics;
   },
   cut: number,
-): { freed: number; savings: number; breakCost: number; pays: boolean } {
+): { freed: number; savings: number; breakCost: number; pays: boolean; summaryCost: number } {
   const { layout } = projection;
   const from = point.coveredCount;
   const folded = layout.total(from, 0) - layout.total(cut, 0);
-  const after = layout.total(cut, stateTokens + stateGrowth(facts.limits.budget, folded));
-  const freed = layout.total(from, stateTokens) - after;
-  return { freed, ...economics.weigh(freed, after - layout.fixedTokens) };
+  const stateAfter = stateTokens + stateGrowth(facts.limits.budget, folded);
+  const after = layout.total(cut, stateAfter);
+  const prompt = layout.total(from, stateTokens);
+  const freed = prompt - after;
+  const summaryCost = economics.summaryCost({ folded, stateBefore: stateTokens, stateAfter, prompt });
+  return { freed, summaryCost, ...economics.weigh(freed, after - layout.fixedTokens, summaryCost) };
 }
 
 /** The quoted results for a decision's details: how many, and the first calls with the term quoted. */

@@ -11,7 +11,7 @@ import type { ProvisionalDrop } from '../persistence/state-records.js';
 import type { RecallPlanner } from '../recall/recall-planner.js';
 import type { SessionState } from '../session-state/session-state.js';
 import type { Quotes, ResultInUse } from '../signals/results-in-use.js';
-import type { CacheEconomics } from '../strategies/cache-economics.js';
+import type { CacheEconomics, SummaryPricing } from '../strategies/cache-economics.js';
 import type { DecideEffect } from './effects.js';
 
 /**
@@ -20,7 +20,9 @@ import type { DecideEffect } from './effects.js';
  */
 export interface StageServices {
   readonly settings: EngineSettings;
-  readonly cachePricing: { readonly read: number; readonly write: number };
+  readonly cachePricing: { readonly read: number; readonly write: number; readonly output: number };
+  /** How a fold's summary is paid for when a model makes it; undefined with the offline summarizer. */
+  readonly summaryPricing: SummaryPricing | undefined;
   readonly meter: MessageMeter;
   readonly memos: {
     readonly placeholderTokens: Memo<number>;

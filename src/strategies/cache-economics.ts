@@ -4,23 +4,49 @@
  */
 export const CACHE_PAYOFF_MARGIN = 2;
 
+/** Tokens of the instructions a model summarizer's request carries (the package's are about 450). */
+export const SUMMARY_INSTRUCTION_TOKENS = 500;
+
+/** How a fold's summary is paid for when a model makes it (undefined: the offline summarizer, free). */
+export interface SummaryPricing {
+  /** The summary request continues the cached prompt (read from the cache), rather than sending the span anew. */
+  readonly continues: boolean;
+}
+
+/** A fold's summary request, in tokens: what it folds, the state before and after, and the prompt it continues. */
+export interface SummaryTokens {
+  readonly folded: number;
+  readonly stateBefore: number;
+  readonly stateAfter: number;
+  readonly prompt: number;
+}
+
 /** The cache arithmetic of one compression: what it saves on the coming calls against the rewrite it causes. */
 export interface CacheEconomics {
   readonly read: number;
   readonly write: number;
   /** Calls still expected in this conversation: as many as were made so far, 4 to 50. */
   readonly expectedCalls: number;
-  weigh(freed: number, rewritten: number): { savings: number; breakCost: number; pays: boolean };
+  /** What a fold's summary costs, in input tokens: 0 with the offline summarizer. */
+  summaryCost(summary: SummaryTokens): number;
+  /** `summaryCost`: what the change costs besides the rewrite (a fold's summary), paid once as the rewrite is. */
+  weigh(freed: number, rewritten: number, summaryCost?: number): { savings: number; breakCost: number; pays: boolean };
 }
 
 /**
  * Freeing `freed` tokens saves a cache read of them on each expected coming call, and costs one cache write instead
- * of a read for the `rewritten` tokens after the change. It pays when the savings are CACHE_PAYOFF_MARGIN times
- * the cost.
+ * of a read for the `rewritten` tokens after the change, and, for a fold, its summary when a model makes it. It pays
+ * when the savings are CACHE_PAYOFF_MARGIN times the cost.
+ *
+ * A model's summary is priced as its provider prices it: a separate request sends the folded span, the state and the
+ * instructions at full price; one that continues the cached prompt reads that prompt from the cache and writes the
+ * instructions. Its answer is the new state at the output price (a continued one with a state answers with the change
+ * alone: what the state gained).
  */
 export function cacheEconomics(
-  { read, write }: { read: number; write: number },
+  { read, write, output }: { read: number; write: number; output: number },
   history: { stepCount: number },
+  summary?: SummaryPricing,
 ): CacheEconomics {
   const calls = history.stepCount;
   const expectedCalls = Math.min(50, Math.max(4, calls));
@@ -28,9 +54,15 @@ export function cacheEconomics(
     read,
     write,
     expectedCalls,
-    weigh(freed, rewritten) {
+    summaryCost({ folded, stateBefore, stateAfter, prompt }) {
+      if (!summary) return 0;
+      if (!summary.continues) return folded + stateBefore + SUMMARY_INSTRUCTION_TOKENS + stateAfter * output;
+      const answer = stateBefore > 0 ? Math.max(0, stateAfter - stateBefore) : stateAfter;
+      return prompt * read + SUMMARY_INSTRUCTION_TOKENS * write + answer * output;
+    },
+    weigh(freed, rewritten, summaryCost = 0) {
       const savings = read * freed * expectedCalls;
-      const breakCost = (write - read) * Math.max(0, rewritten);
+      const breakCost = (write - read) * Math.max(0, rewritten) + summaryCost;
       return { savings, breakCost, pays: savings >= CACHE_PAYOFF_MARGIN * breakCost };
     },
   };

@@ -130,7 +130,8 @@ function servicesOf({
   };
   const services: StageServices = {
     settings,
-    cachePricing: { read: 0.1, write: 1.25 },
+    cachePricing: { read: 0.1, write: 1.25, output: 5 },
+    summaryPricing: undefined,
     meter,
     memos: { placeholderTokens: new Map(), descriptions: new WeakMap(), terms: new Map() },
     aheadActive: () => ahead?.active() ?? false,

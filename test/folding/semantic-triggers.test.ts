@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type Boundary, findBoundaries, type SemanticTriggerOptions } from '../../src/folding/semantic-triggers.js';
 import { SEMANTIC_TRIGGERS, type TriggerName } from '../../src/reports/decisions.js';
+import type { SessionState } from '../../src/session-state/session-state.js';
 import { analyzeSteps } from '../../src/signals/transcript-signals.js';
+import type { SummarizeInput } from '../../src/summarizers/summarizer.js';
 import { findPairingProblems } from '../../src/transcript/tool-pairs.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { deepFreeze, setup } from '../helpers/fixtures.js';
@@ -607,6 +609,35 @@ describe('semantic folds in the engine', () => {
     const folded = await free.run(heavy);
     expect(free.summarize).toHaveBeenCalledTimes(1);
     expect(folded.decisions.map((decision) => decision.trigger)).toEqual(['subtask']);
+  });
+
+  /** An engine whose summarizer is a model's (priced), made at once (not ahead), with these cache prices. */
+  const withModel = (cachePricing: { read?: number; write?: number } = {}) => {
+    const summarize = vi.fn(
+      async ({ messages }: SummarizeInput): Promise<SessionState> => ({
+        logos: [`folded ${messages.length} messages`],
+        pathos: [],
+        abstract: [],
+        conversationSummary: 'Earlier turns were condensed.',
+      }),
+    );
+    const summarizer = { name: 'model:test', summarize };
+    return {
+      ...setup({ ...options, triggers: { staleness: false }, summarizer, summarizeAhead: false, cachePricing }),
+      summarize,
+    };
+  };
+
+  it("does not fold a finished segment when a model's summary of it costs more than the fold saves", async () => {
+    // four calls expected: the fold's cache reads saved pay for its rewrite, not for a model's summary request (the
+    // span sent again, the state written at 5x an input token); with cache reads priced as input, they pay for both
+    const free = setup({ ...options, triggers: { staleness: false } });
+    expect((await free.run(session())).decisions.map((decision) => decision.trigger)).toEqual(['subtask']);
+    const priced = withModel();
+    expect((await priced.run(session())).decisions).toEqual([]);
+    expect(priced.summarize).not.toHaveBeenCalled();
+    const dearReads = withModel({ read: 1, write: 1.25 });
+    expect((await dearReads.run(session())).decisions.map((decision) => decision.trigger)).toEqual(['subtask']);
   });
 });
 
