@@ -79,16 +79,23 @@ async function chat(caching: boolean, streamed = false) {
   return { calls: model.calls, events };
 }
 
+/** The summary requests among the calls, each checked to begin with the request before it, message for message. */
+function expectContinued(calls: readonly BaseMessage[][]): BaseMessage[][] {
+  const summaries = calls.filter(isSummaryRequest);
+  expect(summaries.length).toBeGreaterThan(0);
+  for (const summary of summaries) {
+    const before = calls[calls.indexOf(summary) - 1] as BaseMessage[];
+    expect(summary.slice(0, before.length).map((message) => JSON.stringify(message.toDict()))).toEqual(
+      before.map((message) => JSON.stringify(message.toDict())),
+    );
+  }
+  return summaries;
+}
+
 describe('a summary by the wrapped model itself (LangChain)', () => {
   it('continues the previous request message for message, with the instruction as the last message', async () => {
     const { calls, events } = await chat(true);
-    const summaries = calls.filter(isSummaryRequest);
-    expect(summaries.length).toBeGreaterThan(0);
-    for (const summary of summaries) {
-      const before = calls[calls.indexOf(summary) - 1] as BaseMessage[];
-      expect(summary.slice(0, before.length).map((message) => JSON.stringify(message.toDict()))).toEqual(
-        before.map((message) => JSON.stringify(message.toDict())),
-      );
+    for (const summary of expectContinued(calls)) {
       expect(text(summary.at(-1))).toMatch(/The messages to fold are every message of this conversation above/);
     }
     expect(events.find((event) => event.messagesFolded > 0)?.summarizerUsage).toMatchObject({ model: 'release-model' });
@@ -98,14 +105,7 @@ describe('a summary by the wrapped model itself (LangChain)', () => {
 
   it('continues a request that was streamed, from the usage its chunks reported', async () => {
     const { calls, events } = await chat(true, true);
-    const summaries = calls.filter(isSummaryRequest);
-    expect(summaries.length).toBeGreaterThan(0);
-    for (const summary of summaries) {
-      const before = calls[calls.indexOf(summary) - 1] as BaseMessage[];
-      expect(summary.slice(0, before.length).map((message) => JSON.stringify(message.toDict()))).toEqual(
-        before.map((message) => JSON.stringify(message.toDict())),
-      );
-    }
+    expectContinued(calls);
     expect(events.find((event) => event.messagesFolded > 0)?.summarizerUsage).toMatchObject({ model: 'release-model' });
   });
 
