@@ -12,7 +12,7 @@ import { type Embedder, isEmbedder } from '../../src/embeddings/embedder.js';
 import { callMetadata, METADATA_KEY, withProviderUsage } from '../../src/engine/call-metadata.js';
 import { createCompressionEngine } from '../../src/engine/create-engine.js';
 import type { CompressionEngine } from '../../src/engine/engine.js';
-import type { ProviderOverflowError } from '../../src/errors.js';
+import { type ProviderOverflowError, UnknownContextWindowError } from '../../src/errors.js';
 import { type AdapterOptions, AdapterOptionsSchema } from '../../src/options/adapter-options.js';
 import { parseOptions } from '../../src/options/option-issue-error.js';
 import { type CompressionOptions, readOptions } from '../../src/options/options.js';
@@ -92,8 +92,24 @@ export function createEngine(
  */
 export function contextCompression(options: ContextCompressionOptions = {}): LanguageModelV4Middleware {
   const engine = createEngine(options);
-  return middlewareFor(engine, options);
+  const middleware = middlewareFor(engine, options);
+  const { transformParams } = middleware;
+  return {
+    ...middleware,
+    // the model is first seen here: an unknown window is told with this factory's own example
+    transformParams: async (call) => {
+      try {
+        return (await transformParams?.(call)) ?? call.params;
+      } catch (error) {
+        if (!UnknownContextWindowError.isInstance(error)) throw error;
+        throw new UnknownContextWindowError({ modelId: error.modelId, example: WINDOW_EXAMPLE });
+      }
+    },
+  };
 }
+
+/** How to give the window to this middleware, in the error for a model whose window is unknown. */
+const WINDOW_EXAMPLE = 'wrapLanguageModel({ model, middleware: contextCompression({ contextWindow: 128_000 }) })';
 
 /** The middleware around an existing engine (shared by `contextCompression` and `withContextCompression`). */
 export function middlewareFor(

@@ -1,11 +1,12 @@
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
-import { generateText, isStepCount, type ModelMessage, streamText, tool } from 'ai';
+import { generateText, isStepCount, type ModelMessage, streamText, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   approximateCounter,
   type CompressEvent,
+  contextCompression,
   InvalidOptionError,
   modelSummarizer,
   type SessionState,
@@ -230,6 +231,18 @@ describe('construction', () => {
       UnknownContextWindowError,
     );
     expect(() => withContextCompression(new MockLanguageModelV4({ modelId: 'my-finetune' }))).toThrow(/contextWindow/);
+  });
+
+  it("tells a middleware's user how to give the window to the middleware, once the model is seen", async () => {
+    const model = wrapLanguageModel({
+      model: new MockLanguageModelV4({ modelId: 'my-finetune' }),
+      middleware: contextCompression(),
+    });
+    const call = generateText({ model, messages: chat(1) });
+    await expect(call).rejects.toThrow(UnknownContextWindowError);
+    await expect(call).rejects.toThrow(
+      'e.g. wrapLanguageModel({ model, middleware: contextCompression({ contextWindow: 128_000 }) })',
+    );
   });
 
   it('knows common model ids', () => {
