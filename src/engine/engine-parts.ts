@@ -79,9 +79,10 @@ export function engineParts(options: CompressionOptions): EngineParts {
   const stateRecords = new StateRecords(store, stateTtlMs, onStoreError, resolved.store ?? store);
   const embeddings = embedder && new EmbeddingCache(embedder, embedderTimeoutMs);
   const onEmbedderError = (error: EmbedderError) => onError({ error, fallback: 'lexical' });
-  const folds = foldRunner(resolved, store, meter, embeddings, { onEmbedderError, onError });
-  const memory = new ConversationMemory(meter);
   const settings = engineSettings(resolved);
+  const standIns = settings.ahead !== undefined;
+  const folds = foldRunner(resolved, store, meter, embeddings, { onEmbedderError, onError, standIns });
+  const memory = new ConversationMemory(meter);
   const ahead =
     settings.ahead && new FoldsAhead(folds, new FoldsAheadStore(store, stateTtlMs), settings.ahead, onError);
   const ownTools = new OwnToolsSeen(settings.awareness);
@@ -165,7 +166,12 @@ function foldRunner(
   {
     onEmbedderError,
     onError,
-  }: { onEmbedderError: (error: EmbedderError) => void; onError: (event: CompressionErrorEvent) => void },
+    standIns,
+  }: {
+    onEmbedderError: (error: EmbedderError) => void;
+    onError: (event: CompressionErrorEvent) => void;
+    standIns: boolean;
+  },
 ): FoldRunner {
   const { stateTtlMs, summarizerTimeoutMs, storeTimeoutMs, embedder, embedderTimeoutMs } = resolved;
   return new FoldRunner(toSummarizer(resolved.summarizer), {
@@ -176,6 +182,7 @@ function foldRunner(
     onEmbedderError,
     onRejected: (error) => onError({ error, fallback: 'retried' }),
     acknowledgement: resolved.acknowledgement,
+    standIns,
     lease: foldLease(store, resolved.store !== undefined && resolved.foldLease, {
       stateTtlMs,
       summarizerTimeoutMs,

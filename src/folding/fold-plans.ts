@@ -267,7 +267,7 @@ export function planSemanticFold({
         trigger: boundary.trigger,
         scope: { kind: 'messages', from, to: boundary.messageIndex },
         confidence: boundary.confidence,
-        details: `${boundary.details}; folded the finished segment (${boundary.messageIndex - from} messages), freeing about ${Math.round(freed)} tokens; expected savings ${Math.round(savings)} vs. a one-time cache rewrite costing ${Math.round(breakCost)}${deferWhileQuoted ? '; the work after it quotes none of its results' : ''}${held}`,
+        details: `${boundary.details}; folded the finished segment (${boundary.messageIndex - from} messages), freeing about ${Math.round(freed)} tokens; expected savings ${Math.round(savings)} vs. a one-time cost of ${Math.round(breakCost)} (the cache rewrite, and a model's summary)${deferWhileQuoted ? '; the work after it quotes none of its results' : ''}${held}`,
       },
     };
   }
@@ -301,7 +301,7 @@ export function weighFold(
     economics: CacheEconomics;
   },
   cut: number,
-): { freed: number; savings: number; breakCost: number; pays: boolean; summaryCost: number } {
+): { freed: number; savings: number; breakCost: number; pays: boolean } {
   const { layout } = projection;
   const from = point.coveredCount;
   const folded = layout.total(from, 0) - layout.total(cut, 0);
@@ -310,7 +310,7 @@ export function weighFold(
   const prompt = layout.total(from, stateTokens);
   const freed = prompt - after;
   const summaryCost = economics.summaryCost({ folded, stateBefore: stateTokens, stateAfter, prompt });
-  return { freed, summaryCost, ...economics.weigh(freed, after - layout.fixedTokens, summaryCost) };
+  return { freed, ...economics.weigh(freed, after - layout.fixedTokens, summaryCost) };
 }
 
 /** The quoted results for a decision's details: how many, and the first calls with the term quoted. */

@@ -106,6 +106,11 @@ export interface FoldRunnerParts {
    * on the store makes that fold with the same summary (a lease keeps every fold's summary there).
    */
   readonly shared?: SharedFolds | undefined;
+  /**
+   * Whether the offline summarizer may stand in for this runner's folds (summaries made ahead of time): only then does
+   * a fold look in the store for the summary its state stood in for.
+   */
+  readonly standIns?: boolean | undefined;
 }
 
 /**
@@ -188,7 +193,7 @@ export class FoldRunner {
    */
   private async madeInstead(facts: CallFacts, state: SessionState | undefined): Promise<Folded | undefined> {
     const shared = this.sharedStore;
-    if (!state || !shared) return undefined;
+    if (!state || !shared || !this.parts.standIns) return undefined;
     const noted = await shared.store.get(standInKey(facts, state));
     const fold = typeof noted === 'object' && noted !== null ? (noted as Partial<StandIn>).fold : undefined;
     if (typeof fold !== 'string') return undefined;
