@@ -63,13 +63,13 @@ export interface CallFacts {
   readonly redactionToolName: string;
   /** The retrieval tool's name when the call carries it (placeholders then name it), else undefined. */
   readonly retrievalToolName: string | undefined;
+  /** The adapter's key of the request this call sends (`CompressInput.request`). */
+  readonly request?: object;
   /**
    * The previous call's prompt to continue with a fold's summary request (see `PromptContinuation`), for a fold from
    * `point` to `cut`: when that call sent the same fold point and state, the conversation extends its history, and
    * the continuation fits the model's budget. Undefined when the adapter offers none.
    */
-  /** The adapter's key of the request this call sends (`CompressInput.request`). */
-  readonly request?: object;
   readonly continuation?: (point: FoldStart, cut: number) => PromptContinuation | undefined;
 }
 

@@ -84,7 +84,11 @@ export async function decide(
     force,
     tokensBefore,
     pressure: force || tokensBefore > facts.limits.compressAt,
-    economics: cacheEconomics(services.cachePricing, facts, services.summaryPricing),
+    economics: cacheEconomics(
+      services.cachePricing,
+      facts,
+      services.summaryPricing && { ...services.summaryPricing, startsAt: start.coveredCount },
+    ),
     provisional,
   };
   const { point, projection, beforeProvisional, report } = await runStages(

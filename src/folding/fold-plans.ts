@@ -284,7 +284,8 @@ export function planSemanticFold({
 
 /**
  * A fold below the threshold to `cut`, weighed: the tokens it frees (the state left room to grow) and whether the
- * cache reads it saves pay for the one-time rewrite of the prompt after it.
+ * cache reads it saves pay for the one-time rewrite of the prompt after it and its summary (`summaryCost`, within
+ * `breakCost`).
  */
 export function weighFold(
   {
@@ -301,7 +302,7 @@ export function weighFold(
     economics: CacheEconomics;
   },
   cut: number,
-): { freed: number; savings: number; breakCost: number; pays: boolean } {
+): { freed: number; savings: number; breakCost: number; summaryCost: number; pays: boolean } {
   const { layout } = projection;
   const from = point.coveredCount;
   const folded = layout.total(from, 0) - layout.total(cut, 0);
@@ -309,8 +310,8 @@ export function weighFold(
   const after = layout.total(cut, stateAfter);
   const prompt = layout.total(from, stateTokens);
   const freed = prompt - after;
-  const summaryCost = economics.summaryCost({ folded, stateBefore: stateTokens, stateAfter, prompt });
-  return { freed, ...economics.weigh(freed, after - layout.fixedTokens, summaryCost) };
+  const summaryCost = economics.summaryCost({ from, folded, stateBefore: stateTokens, stateAfter, prompt });
+  return { freed, summaryCost, ...economics.weigh(freed, after - layout.fixedTokens, summaryCost) };
 }
 
 /** The quoted results for a decision's details: how many, and the first calls with the term quoted. */

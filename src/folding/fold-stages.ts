@@ -231,13 +231,26 @@ async function* semanticFold(context: Context): Effects<StagePlan | undefined> {
   // a conversation waiting after a failure neither folds nor reports a fold it defers
   if (!plan && !deferred) return undefined;
   if (yield* waits()) return undefined;
-  // a shorter fold pending is not taken: the segment's fold is planned in its place and made once summarized, one
-  // rewrite of the cached prefix where taking it would make two (this one, and the segment's a few calls later); a
-  // fold below the threshold loses nothing by waiting
-  const folded =
-    plan && (yield* foldWhenSummarized(context, plan, { canWait: true, takes: () => false, forBudget: false }));
+  // a fold below the threshold loses nothing by waiting: a shorter fold pending is taken once due only when it is worth
+  // more than the segment's fold planned in its place (see `takesShorter`)
+  const takes = (cut: number) => plan !== undefined && takesShorter(context, cut, plan.cut);
+  const folded = plan && (yield* foldWhenSummarized(context, plan, { canWait: true, takes, forBudget: false }));
   if (folded || !deferred) return folded;
   return { point: context.point, report: { deferred: [deferred] } };
+}
+
+/**
+ * Whether a finished segment's fold takes the shorter fold pending (to `shorter`) rather than plan its own (to `cut`)
+ * in its place. A model's summary of the shorter one is made and paid for already: taking it costs the cache rewrite
+ * alone, planning the segment's costs the rewrite and a second summary of the same messages (what the segment added
+ * after the shorter cut is folded later only if it pays for its own). The one whose savings exceed its cost by more
+ * is taken. With a free summary the segment's is planned: one rewrite where taking the shorter one could make two.
+ */
+function takesShorter(context: Context, shorter: number, cut: number): boolean {
+  if (!context.call.economics.pricesSummaries) return false;
+  const taken = weighFold(foldWeights(context), shorter);
+  const planned = weighFold(foldWeights(context), cut);
+  return taken.savings - (taken.breakCost - taken.summaryCost) >= planned.savings - planned.breakCost;
 }
 
 /** What weighing a fold of this point below the threshold takes. */

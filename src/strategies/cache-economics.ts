@@ -11,10 +11,17 @@ export const SUMMARY_INSTRUCTION_TOKENS = 500;
 export interface SummaryPricing {
   /** The summary request continues the cached prompt (read from the cache), rather than sending the span anew. */
   readonly continues: boolean;
+  /**
+   * The fold point the call starts from (the previous prompt was sent from it): only a fold from there continues that
+   * prompt; a second fold in the same call is a separate request.
+   */
+  readonly startsAt?: number;
 }
 
 /** A fold's summary request, in tokens: what it folds, the state before and after, and the prompt it continues. */
 export interface SummaryTokens {
+  /** The fold point the fold starts from (messages the state covers). */
+  readonly from: number;
   readonly folded: number;
   readonly stateBefore: number;
   readonly stateAfter: number;
@@ -27,6 +34,8 @@ export interface CacheEconomics {
   readonly write: number;
   /** Calls still expected in this conversation: as many as were made so far, 4 to 50. */
   readonly expectedCalls: number;
+  /** Whether a fold's summary has a price (a model makes it): a summary made is then worth using. */
+  readonly pricesSummaries: boolean;
   /** What a fold's summary costs, in input tokens: 0 with the offline summarizer. */
   summaryCost(summary: SummaryTokens): number;
   /** `summaryCost`: what the change costs besides the rewrite (a fold's summary), paid once as the rewrite is. */
@@ -54,9 +63,11 @@ export function cacheEconomics(
     read,
     write,
     expectedCalls,
-    summaryCost({ folded, stateBefore, stateAfter, prompt }) {
+    pricesSummaries: summary !== undefined,
+    summaryCost({ from, folded, stateBefore, stateAfter, prompt }) {
       if (!summary) return 0;
-      if (!summary.continues) return folded + stateBefore + SUMMARY_INSTRUCTION_TOKENS + stateAfter * output;
+      const continues = summary.continues && (summary.startsAt === undefined || summary.startsAt === from);
+      if (!continues) return folded + stateBefore + SUMMARY_INSTRUCTION_TOKENS + stateAfter * output;
       const answer = stateBefore > 0 ? Math.max(0, stateAfter - stateBefore) : stateAfter;
       return prompt * read + SUMMARY_INSTRUCTION_TOKENS * write + answer * output;
     },

@@ -31,6 +31,7 @@ import { sessionStateMessages } from '../../src/session-state/render-session-sta
 import type { SessionState } from '../../src/session-state/session-state.js';
 import type { ResultInUse } from '../../src/signals/results-in-use.js';
 import type { DecideStage, StageCall, StageServices } from '../../src/stages/decide-call.js';
+import { type CacheEconomics, cacheEconomics } from '../../src/strategies/cache-economics.js';
 import type { SummarizeInput } from '../../src/summarizers/summarizer.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { callFacts, economics, pointAt, projectAt } from '../helpers/call-facts.js';
@@ -85,6 +86,14 @@ const TESTS_PASSED: Boundary = {
   details: 'the tests passed',
 };
 const SEMANTIC = { ...DEFAULT_SEMANTIC_TRIGGER_OPTIONS, minTokens: 200 };
+/** The boundary a step later than `TESTS_PASSED`. */
+const LATER_TESTS_PASSED: Boundary = { ...TESTS_PASSED, stepIndex: 4, messageIndex: 9 };
+
+/** Cache arithmetic over 50 expected calls whose folds' summaries each cost `tokens` (a model makes them). */
+function summariesAt(tokens: number): CacheEconomics {
+  const economics = cacheEconomics({ read: 0.1, write: 1.25, output: 5 }, { stepCount: 50 });
+  return { ...economics, pricesSummaries: true, summaryCost: () => tokens };
+}
 
 const stateTokens = (state: SessionState | undefined) =>
   state ? sessionStateMessages(state).reduce((sum, message) => sum + meter.measure(message).tokens, 0) : 0;
@@ -166,11 +175,14 @@ function contextOf(
     pays = true,
     report = EMPTY_STAGE_REPORT,
     maxStateTokens,
+    economics: priced,
   }: {
     force?: boolean;
     pays?: boolean;
     report?: StageReport;
     maxStateTokens?: number;
+    /** The cache arithmetic of the call (else one that always, or never, pays). */
+    economics?: CacheEconomics;
   } = {},
 ): Context {
   const read = callFacts(messages, { budget: BUDGET });
@@ -184,7 +196,7 @@ function contextOf(
     force,
     tokensBefore: tokens,
     pressure: force || tokens > facts.limits.compressAt,
-    economics: economics(pays),
+    economics: priced ?? economics(pays),
     provisional: undefined,
   };
   return { call, point, projection, tokens, report };
@@ -649,7 +661,7 @@ describe('folds with summaries made ahead of time', () => {
     expect(ahead.find).not.toHaveBeenCalled();
   });
 
-  it("plans a segment's fold in place of a shorter pending one rather than folding twice", async () => {
+  it("plans a segment's fold in place of a shorter pending one rather than folding twice when summaries are free", async () => {
     const ahead = aheadOf({ cut: 3, due: true, replaces: false });
     const { services, summarize } = servicesOf({ semantic: SEMANTIC, ahead });
     const context = contextOf(services, loop(5));
@@ -666,6 +678,28 @@ describe('folds with summaries made ahead of time', () => {
 
     expect(plan?.point.coveredCount).toBe(3);
     expect(ahead.plan).not.toHaveBeenCalled();
+  });
+
+  it('takes a shorter pending segment fold once due when the deeper one would not pay for its second summary', async () => {
+    // a model's summary of the shorter fold is made: the deeper fold would free one step more, not worth a summary of
+    // 1,200 tokens (though it pays on its own)
+    const ahead = aheadOf({ cut: 7, due: true, replaces: false });
+    const { services } = servicesOf({ semantic: SEMANTIC, ahead, boundaries: [LATER_TESTS_PASSED] });
+    const plan = await planOf(semanticFolds, contextOf(services, loop(6), { economics: summariesAt(1_200) }));
+
+    expect(plan?.point.coveredCount).toBe(7);
+    expect(plan?.report?.decisions?.[0]?.details).toContain('folded to message 7 instead, summarized ahead of time');
+    expect(ahead.plan).not.toHaveBeenCalled();
+  });
+
+  it('plans the deeper segment fold in place of a shorter pending one when it is worth its own summary', async () => {
+    const ahead = aheadOf({ cut: 7, due: true, replaces: false });
+    const { services, summarize } = servicesOf({ semantic: SEMANTIC, ahead, boundaries: [LATER_TESTS_PASSED] });
+    const context = contextOf(services, loop(6), { economics: summariesAt(100) });
+    expect(await planOf(semanticFolds, context)).toBeUndefined();
+
+    expect(summarize).not.toHaveBeenCalled();
+    expect(ahead.plan.mock.calls[0]?.slice(1)).toEqual([context.point, 9, true]);
   });
 
   it('plans a semantic fold ahead instead of folding now', async () => {

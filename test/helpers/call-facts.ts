@@ -84,6 +84,7 @@ export function economics(pays: boolean): CacheEconomics {
     read: 0.1,
     write: 1.25,
     expectedCalls: 10,
+    pricesSummaries: false,
     summaryCost: () => 0,
     weigh: (freed, rewritten) => ({ savings: freed, breakCost: rewritten, pays }),
   };
