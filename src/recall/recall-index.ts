@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import MiniSearch from 'minisearch';
 import { stemmer } from 'stemmer';
 import { eng } from 'stopword';
+import { exactRanking } from '../signals/exact-terms.js';
 import { SPEAKER_LABEL } from '../summarizers/fact-signals.js';
 import type { Message } from '../transcript/transcript.js';
 import { MessageChunks, type RecallChunk } from './recall-chunks.js';
@@ -136,7 +137,9 @@ export class RecallIndex {
     };
     const hitsOf = (results: readonly { id: string; score: number }[]) =>
       results.map((hit) => ({ chunk: indexed.chunks.get(hit.id) as RecallChunk, score: hit.score }));
-    const first = hitsOf(indexed.search.search(text, options));
+    const lexical = hitsOf(indexed.search.search(text, options));
+    const exact = exactHits(lexical, text, indexed.chunks.size);
+    const first = exact.length === 0 ? lexical : namedFirst(lexical, exact);
     if (!connect) return first;
     // the second hop: the query with the words that link its best matches to other turns, fused with the first
     const asked = new Set(termsOf(text));
@@ -218,6 +221,33 @@ export class RecallIndex {
     }
     return indexed;
   }
+}
+
+/**
+ * The lexical hits that hold what the query names verbatim (a path, an identifier, a long number: see
+ * `exactRanking`), best first, their score the exact one: BM25 splits such names into words every read of a look-alike
+ * file shares (`module`, `2`), so the chunk of the file the message names can rank below others.
+ */
+function exactHits(lexical: readonly RecallHit[], query: string, total: number): RecallHit[] {
+  const ranked = exactRanking(
+    query,
+    lexical.map(({ chunk }) => chunk.text),
+    total,
+  );
+  return ranked.map(({ index, score }) => ({ chunk: (lexical[index] as RecallHit).chunk, score }));
+}
+
+/**
+ * BM25's hits with those holding what the query names first, their scores still comparable between chunks (recall of
+ * a remark compares a hidden chunk's with the best one in view): a holder's score is raised by the best BM25 score
+ * times one and its exact score, above every chunk that holds none of it, and a holder of more above one of less.
+ */
+function namedFirst(lexical: readonly RecallHit[], exact: readonly RecallHit[]): RecallHit[] {
+  const top = lexical[0]?.score ?? 0;
+  const bonus = new Map(exact.map(({ chunk, score }) => [chunk.id, (1 + score) * top]));
+  return lexical
+    .map((hit) => ({ chunk: hit.chunk, score: hit.score + (bonus.get(hit.chunk.id) ?? 0) }))
+    .sort((a, b) => b.score - a.score || a.chunk.message - b.chunk.message);
 }
 
 /** The name a message starts with as its speaker's label (`Caroline: ...`), read from its first text part. */

@@ -1,6 +1,7 @@
 import MiniSearch from 'minisearch';
 import { z } from 'zod';
 import { MIN_RETRIEVAL_PAGE_CHARS, type RetrievalToolOptionsSchema } from '../options/tool-options.js';
+import { exactRanking } from '../signals/exact-terms.js';
 import type { Message } from '../transcript/transcript.js';
 
 /** Name the retrieval tool is registered under when the caller does not pick one. */
@@ -92,34 +93,57 @@ function pieces(text: string, size: number): string[] {
   return out;
 }
 
-/** The tool results of a history by call id (the last result of a repeated id), with their tool's name. */
-function resultsById(messages: readonly Message[]): Map<string, { name: string; output: string }> {
-  const results = new Map<string, { name: string; output: string }>();
+/** A tool result of the history: its tool, what the call asked (its arguments as JSON) and the output. */
+interface FoundResult {
+  readonly name: string;
+  readonly args: string;
+  readonly output: string;
+}
+
+/** The tool results of a history by call id (the last result of a repeated id), with their call's tool and arguments. */
+function resultsById(messages: readonly Message[]): Map<string, FoundResult> {
+  const args = new Map<string, string>();
+  const results = new Map<string, FoundResult>();
   for (const message of messages) {
     for (const part of message.parts) {
-      if (part.type === 'tool-result') results.set(part.callId, { name: part.name, output: part.output });
+      if (part.type === 'tool-call') args.set(part.id, argumentsText(part.args));
+      if (part.type === 'tool-result') {
+        results.set(part.callId, { name: part.name, args: args.get(part.callId) ?? '', output: part.output });
+      }
     }
   }
   return results;
 }
 
-/** The ids of the results that match a query best (BM25 over every result of the history but the retrieval tool's). */
-function searchResults(
-  results: ReadonlyMap<string, { name: string; output: string }>,
-  query: string,
-  toolName: string,
-): string[] {
+function argumentsText(args: unknown): string {
+  if (typeof args === 'string') return args;
+  try {
+    return JSON.stringify(args) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The ids of the results that match a query best, over every result of the history but the retrieval tool's, each
+ * with its call's arguments: first those holding what the query names verbatim (a path, a file name, an identifier,
+ * an error code; see `exactRanking`), by how rare and how long the terms they hold are, then BM25's ranking. A query
+ * for `src/module_2.ts` or for a function name only one result holds finds that result first, where BM25 alone
+ * splits names into words (`module`, `2`) that every read of a module shares.
+ */
+function searchResults(results: ReadonlyMap<string, FoundResult>, query: string, toolName: string): string[] {
+  // earlier answers of the retrieval tool quote the originals: the originals are what comes back
+  const documents = [...results]
+    .filter(([, result]) => result.name !== toolName && !result.output.includes(RESULT_TAG))
+    .map(([id, result]) => ({ id, text: `${result.name} ${result.args}\n${result.output}` }));
   const search = new MiniSearch<{ id: string; text: string }>({ fields: ['text'], storeFields: [] });
-  search.addAll(
-    [...results]
-      // earlier answers of the retrieval tool quote the originals: the originals are what comes back
-      .filter(([, result]) => result.name !== toolName && !result.output.includes(RESULT_TAG))
-      .map(([id, result]) => ({ id, text: result.output })),
-  );
-  return search
-    .search(query, { prefix: true, fuzzy: 0.1, combineWith: 'OR' })
-    .slice(0, QUERY_RESULTS)
-    .map((hit) => String(hit.id));
+  search.addAll(documents);
+  const lexical = search.search(query, { prefix: true, fuzzy: 0.1, combineWith: 'OR' }).map((hit) => String(hit.id));
+  const exact = exactRanking(
+    query,
+    documents.map((document) => document.text),
+  ).map(({ index }) => documents[index]?.id as string);
+  return [...new Set([...exact, ...lexical])].slice(0, QUERY_RESULTS);
 }
 
 /**

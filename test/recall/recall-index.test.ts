@@ -30,6 +30,38 @@ const history = [
 ];
 
 describe('the recall index', () => {
+  it('ranks first the chunk holding what the message names verbatim, a path or an identifier', () => {
+    // look-alike reads: every one shares the words `module`, `lumen`, `amber` and small numbers
+    const reads: Message[] = [text('user', 'Review the modules.')];
+    for (let index = 1; index <= 20; index++) {
+      reads.push(text('assistant', `Reading module ${index}.`));
+      reads.push(
+        text(
+          'tool',
+          [
+            `// src/module_${index}.ts`,
+            `import { lumen_amber_${(index % 20) + 1}_1 } from './module_${(index % 20) + 1}';`,
+            ...Array.from({ length: 5 }, (_, k) => `export function lumen_amber_${index}_${k + 1}() {}`),
+          ].join('\n'),
+        ),
+      );
+    }
+    for (const connect of [false, true]) {
+      const first = (query: string) =>
+        new RecallIndex().search({
+          conversation: 'c',
+          messages: reads,
+          prefixHashes: hashesOf(reads),
+          through: reads.length,
+          query,
+          keep: () => true,
+          connect,
+        })[0]?.chunk.text;
+      expect(first('Now rename lumen_amber_3_5 please')).toContain('// src/module_3.ts');
+      expect(first('What does src/module_2.ts export?')).toContain('// src/module_2.ts');
+    }
+  });
+
   it('ranks the message that shares the rare terms first; stop words and word forms do not matter', () => {
     const index = new RecallIndex();
     expect(search(index, history, 'What did I paint?')[0]).toBe('I painted a sunset over the harbour last week.');

@@ -86,6 +86,35 @@ describe('retrieval tool options and queries', () => {
     expect(() => langChainRetrievalTool({ pageChars: 10.5 })).toThrow(/at least 200 \(got 10.5\)/);
   });
 
+  it('finds first the result that holds what the query names: a path, a file name, an identifier', () => {
+    // twenty reads of look-alike modules, each importing from others: their words are all shared
+    const module = (index: number) =>
+      [
+        `import { lumen_amber_${(index % 20) + 1}_1 } from './module_${(index % 20) + 1}';`,
+        `import { lumen_amber_${((index + 5) % 20) + 1}_2 } from './module_${((index + 5) % 20) + 1}';`,
+        ...Array.from(
+          { length: 5 },
+          (_, k) => `export function lumen_amber_${index}_${k + 1}() { return module(${k}); }`,
+        ),
+      ].join('\n');
+    const reads: Message[] = [
+      { role: 'user', parts: [{ type: 'text', text: 'Review the modules.' }] },
+      ...Array.from({ length: 20 }, (_, index) => [
+        call(`r${index + 1}`, 'readFile', { path: `src/module_${index + 1}.ts` }),
+        result(`r${index + 1}`, 'readFile', module(index + 1)),
+      ]).flat(),
+    ];
+    const first = (query: string) => retrievalAnswer(reads, { toolCallIds: [], query }).results[0]?.toolCallId;
+
+    expect(first('src/module_2.ts')).toBe('r2');
+    expect(first('module_2.ts')).toBe('r2');
+    expect(first('/work/repo/src/module_12.ts')).toBe('r12');
+    expect(first('lumen_amber_3_5')).toBe('r3');
+    expect(first('where is LUMEN_AMBER_16_4 defined')).toBe('r16');
+    // a name inside a longer one is not the name: module_1 is not in module_11
+    expect(first('src/module_1.ts')).toBe('r1');
+  });
+
   it('finds the original result by a query, not an earlier retrieval answer that quotes it', () => {
     const earlier = renderRetrievalAnswer(retrievalAnswer(history, { toolCallIds: ['c1'] }));
     const withAnswer: Message[] = [
