@@ -78,6 +78,7 @@ function filePart(part: LanguageModelV4FilePart, counting: FileCounting): Part {
             { mediaType: String(part.mediaType ?? ''), data: fileContent(data), detail: String(detail ?? '') },
             counting,
           ),
+    ...(part.filename ? { name: part.filename } : {}),
     original: part,
   };
 }

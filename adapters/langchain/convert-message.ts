@@ -97,6 +97,13 @@ function mediaTypeOf(block: Block): string {
   return type.includes('image') ? 'image/*' : type.includes('audio') ? 'audio/*' : type === 'video' ? 'video/*' : type;
 }
 
+/** A file block's name, where LangChain's formats carry one (`metadata.filename`, `filename`, `name`). */
+function nameOf(block: Block): { name?: string } {
+  const metadata = block.metadata as Block | undefined;
+  const name = metadata?.filename ?? metadata?.name ?? block.filename ?? block.name;
+  return typeof name === 'string' && name !== '' ? { name } : {};
+}
+
 function blockPart(block: Block, original: unknown, counting: FileCounting): Part {
   const type = String(block.type);
   if (type === 'text' || type === 'input_text' || type === 'output_text')
@@ -120,6 +127,7 @@ function blockPart(block: Block, original: unknown, counting: FileCounting): Par
       mediaType,
       fingerprint: fileFingerprint(block),
       tokens: fileTokens({ mediaType, data: blockContent(block), detail: detailOf(block) }, counting),
+      ...nameOf(block),
       original,
     };
   }

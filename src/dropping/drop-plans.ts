@@ -5,6 +5,7 @@ import type { MessageMeter } from '../counting/message-meter.js';
 import type { CompressionDecision } from '../reports/decisions.js';
 import { fitState } from '../session-state/fit-state.js';
 import { nextToolCalls } from '../session-state/folded-calls.js';
+import { nextFiles } from '../session-state/folded-files.js';
 import { mergeSessionStates } from '../session-state/merge-session-state.js';
 import { EMPTY_SESSION_STATE, type SessionState } from '../session-state/session-state.js';
 import { appendToTimeline, timelineEntry } from '../session-state/timeline.js';
@@ -65,6 +66,8 @@ export function planDrop({
   // the dropped calls are listed like folded ones (with the retrieval tool in the call): their results are recallable
   const toolCalls = nextToolCalls(state.toolCalls, facts.messages.slice(from, cut), facts);
   if (toolCalls) noted.toolCalls = toolCalls;
+  const files = nextFiles(state.files, facts.messages.slice(from, cut), from);
+  if (files) noted.files = files;
   return {
     cut,
     state: fitState(noted, facts.limits.maxStateTokens, meter, acknowledgement),

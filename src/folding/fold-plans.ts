@@ -25,6 +25,12 @@ function stateGrowth(budget: number, foldedTokens: number): number {
   return Math.min(budget * 0.1, foldedTokens * 0.15);
 }
 
+/** "72% of the budget passed the 70%", with a decimal when the whole percentages would read alike. */
+function passed(limits: BudgetLimits, tokens: number): string {
+  const digits = limits.percent(tokens) === limits.percent(limits.compressAt) ? 1 : 0;
+  return `${limits.percent(tokens, digits)} of the budget passed the ${limits.percent(limits.compressAt, digits)}`;
+}
+
 /** Calls of the loop's recent growth a budget fold leaves room for below the threshold, so folds come in batches. */
 export const ROOM_FOR_CALLS = 4;
 
@@ -105,7 +111,7 @@ export function planBudgetFold({
       confidence: 1,
       details: force
         ? `folded ${cut - from} messages on request`
-        : `prompt at ${limits.percent(tokensBefore)} of the budget passed the ${limits.percent(limits.compressAt)} threshold; folded ${cut - from} messages into the session state`,
+        : `prompt at ${passed(limits, tokensBefore)} threshold; folded ${cut - from} messages into the session state`,
     },
   };
 }

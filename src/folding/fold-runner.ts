@@ -20,6 +20,7 @@ import type { SummarizerRetries } from '../persistence/summarizer-retries.js';
 import { addSummarizerUsage, type SummarizerUsage } from '../reports/usage.js';
 import { fitState } from '../session-state/fit-state.js';
 import { nextToolCalls, withoutEngineFields } from '../session-state/folded-calls.js';
+import { nextFiles } from '../session-state/folded-files.js';
 import { mergeSimilarQuotes, verifySalience } from '../session-state/salience.js';
 import type { SessionState } from '../session-state/session-state.js';
 import { appendToTimeline, timelineEntry } from '../session-state/timeline.js';
@@ -412,8 +413,11 @@ export class FoldRunner {
     );
     // with the retrieval tool in the call, the folded calls are listed by id: the model can ask for their results
     const toolCalls = nextToolCalls(point.state?.toolCalls, folded, facts);
+    // the folded files and images are named: the model knows they were there
+    const files = nextFiles(point.state?.files, folded, point.coveredCount);
     // fitted to each call's cap when it is used (see `run`): a cap that moved with the calibration since reuses it
-    return { state: { ...merged, timeline, ...(toolCalls ? { toolCalls } : {}) }, rejected, calls, usage };
+    const engineFields = { timeline, ...(toolCalls ? { toolCalls } : {}), ...(files ? { files } : {}) };
+    return { state: { ...merged, ...engineFields }, rejected, calls, usage };
   }
 }
 

@@ -24,8 +24,8 @@ export interface BudgetLimits {
    * showed: the rejected prompt was not sent, so no cached prefix is lost by it.
    */
   readonly maxToolResultTokens: number;
-  /** A count of ours as a share of the budget, e.g. "72%", for decision details. */
-  percent(tokens: number): string;
+  /** A count of ours as a share of the budget, e.g. "72%" (or "70.3%" with `digits` 1), for decision details. */
+  percent(tokens: number, digits?: number): string;
 }
 
 /**
@@ -48,6 +48,6 @@ export function budgetLimits(
     maxStateTokens: Math.floor(limit(STATE_SHARE_OF_BUDGET)),
     maxRecallTokens: options.recall ? Math.floor(limit(options.recall.budgetShare)) : 0,
     maxToolResultTokens: options.maxToolResultTokensFor(Math.floor(budget / Math.max(1, rejectionRatio))),
-    percent: (tokens) => `${Math.round(((tokens * ratio) / budget) * 100)}%`,
+    percent: (tokens, digits = 0) => `${(((tokens * ratio) / budget) * 100).toFixed(digits)}%`,
   };
 }

@@ -2,6 +2,7 @@ import type { MessageMeter } from '../counting/message-meter.js';
 import { DEFAULT_STATE_ACKNOWLEDGEMENT } from '../options/prompts.js';
 import { keepMostImportant } from './entry-priority.js';
 import { fitToolCalls, TOOL_CALLS_SHARE_OF_STATE } from './folded-calls.js';
+import { FILES_SHARE_OF_STATE, fitFiles } from './folded-files.js';
 import { escapeJsonForTag, sessionStateMessages } from './render-session-state.js';
 import type { SessionState } from './session-state.js';
 import { fitTimeline, TIMELINE_SHARE_OF_STATE } from './timeline.js';
@@ -35,6 +36,8 @@ export function fitState(
   let timeline = state.timeline && fitTimeline(state.timeline, TIMELINE_SHARE_OF_STATE * maxTokens, meter);
   // the folded calls keep the newest within their share: an older one is still found by a query of the retrieval tool
   let toolCalls = state.toolCalls && fitToolCalls(state.toolCalls, TOOL_CALLS_SHARE_OF_STATE * maxTokens, meter);
+  // the folded files keep the newest within their share
+  let files = state.files && fitFiles(state.files, FILES_SHARE_OF_STATE * maxTokens, meter);
   let salience = [...(state.salience ?? [])];
   while (salience.length > 0 && escapedTokens(salience) > SALIENCE_SHARE_OF_STATE * maxTokens) {
     salience = keepMostImportant(salience, salience.length - 1);
@@ -53,6 +56,7 @@ export function fitState(
       ...(quotes.length > 0 ? { salience: quotes } : {}),
       ...(timeline && timeline.length > 0 ? { timeline } : {}),
       ...(toolCalls && toolCalls.length > 0 ? { toolCalls } : {}),
+      ...(files && files.length > 0 ? { files } : {}),
     };
   };
   let tokens = measure(current());
@@ -84,6 +88,10 @@ export function fitState(
     tokens = measure(current());
     if (tokens > maxTokens && toolCalls && toolCalls.length > 0) {
       toolCalls = fitToolCalls(toolCalls, Math.max(0, escapedTokens(toolCalls) - (tokens - maxTokens)), meter);
+      tokens = measure(current());
+    }
+    if (tokens > maxTokens && files && files.length > 0) {
+      files = fitFiles(files, Math.max(0, escapedTokens(files) - (tokens - maxTokens)), meter);
       tokens = measure(current());
     }
     if (tokens > maxTokens && timeline && timeline.length > 1) {

@@ -46,10 +46,10 @@ export function nextToolCalls(
   return list.length > 0 ? list : undefined;
 }
 
-/** A state without the engine's own fields (the timeline and the folded calls), as summarizers get it. */
+/** A state without the engine's own fields (the timeline, the folded calls and files), as summarizers get it. */
 export function withoutEngineFields(state: SessionState): SessionState {
-  if (state.timeline === undefined && state.toolCalls === undefined) return state;
-  const { timeline: _timeline, toolCalls: _toolCalls, ...rest } = state;
+  if (state.timeline === undefined && state.toolCalls === undefined && state.files === undefined) return state;
+  const { timeline: _timeline, toolCalls: _toolCalls, files: _files, ...rest } = state;
   return rest;
 }
 

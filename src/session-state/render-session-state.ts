@@ -16,18 +16,23 @@ export function escapeJsonForTag(json: string): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
-/** Renders a state as the text of the synthetic user message: escaped JSON (see `escapeJsonForTag`) in a tag. */
+/**
+ * Renders a state as the text of the synthetic user message: escaped JSON (see `escapeJsonForTag`) in a tag. Empty
+ * sections are left out: an empty list tells the model nothing and costs tokens in every prompt.
+ */
 export function renderSessionState(state: SessionState): string {
+  const section = <T>(key: string, value: readonly T[] | undefined) =>
+    value && value.length > 0 ? { [key]: value } : {};
   const json = JSON.stringify(
     {
-      logos: state.logos,
-      // only when there are quotes, so a state without them renders as it always did
-      ...(state.salience && state.salience.length > 0 ? { salience: state.salience } : {}),
-      ...(state.timeline && state.timeline.length > 0 ? { timeline: state.timeline } : {}),
-      ...(state.toolCalls && state.toolCalls.length > 0 ? { toolCalls: state.toolCalls } : {}),
-      pathos: state.pathos,
-      abstract: state.abstract,
-      conversationSummary: state.conversationSummary,
+      ...section('logos', state.logos),
+      ...section('salience', state.salience),
+      ...section('timeline', state.timeline),
+      ...section('toolCalls', state.toolCalls),
+      ...section('files', state.files),
+      ...section('pathos', state.pathos),
+      ...section('abstract', state.abstract),
+      ...(state.conversationSummary.trim() !== '' ? { conversationSummary: state.conversationSummary } : {}),
     },
     null,
     1,

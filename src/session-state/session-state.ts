@@ -32,6 +32,14 @@ export const SessionStateSchema = z.object({
     .array(z.string())
     .optional()
     .describe('The folded tool calls by id, whose results the retrieval tool gives back (kept by the engine).'),
+  /**
+   * Kept by the engine, not by summarizers: the files and images of folded messages (`#12 user: image/png
+   * "photo.png", about 1,600 tokens`), so the model knows they were there and does not guess what they showed.
+   */
+  files: z
+    .array(z.string())
+    .optional()
+    .describe('The files and images of condensed messages: where, kind, name, size (kept by the engine).'),
   /** A two to three sentence bridge: what happened and where things stand. */
   conversationSummary: z.string().describe('Two or three sentences: what happened and where things stand.'),
 });
@@ -48,7 +56,7 @@ export type SessionState = z.infer<typeof SessionStateSchema>;
  * (OpenAI's strict JSON schema) need every field. Its answer is read with `SessionStateSchema`, so a model that
  * leaves the quotes out still folds.
  */
-export const SummarizerOutputSchema = SessionStateSchema.omit({ timeline: true, toolCalls: true }).extend({
+export const SummarizerOutputSchema = SessionStateSchema.omit({ timeline: true, toolCalls: true, files: true }).extend({
   salience: z
     .array(z.string())
     .describe(

@@ -1,5 +1,6 @@
 import { eng } from 'stopword';
 import type { MessageMeter } from '../counting/message-meter.js';
+import { type CallAction, callActions, describeAction } from '../transcript/call-actions.js';
 import { type Message, messageText } from '../transcript/transcript.js';
 
 /** Largest share of the state's bound that the timeline may take. */
@@ -13,6 +14,9 @@ const SHORTEST_TERMS = 3;
 const DETAILED_ENTRIES = 3;
 /** Entries past which the oldest two are merged into one over both ranges. */
 const MAX_ENTRIES = 8;
+/** Tools whose calls a span names, most called first, and characters of each call's main argument. */
+const MAX_ACTIONS = 2;
+const MAX_ACTION_ARG_CHARS = 32;
 /** Speakers named per span. */
 const MAX_SPEAKERS = 4;
 /**
@@ -39,6 +43,13 @@ const DATE = new RegExp(
 const SPEAKER = /^(\p{Lu}\p{Ll}[\p{L}'’.-]*(?: \p{Lu}[\p{L}'’.-]*)?):\s/u;
 /** A timeline entry: `#13-40 · 8 May 2023 · Caroline, Melanie: term, term`. */
 const ENTRY = /^#(\d+)-(\d+)((?: · [^:]*)?): (.*)$/s;
+
+/** The head of `text` up to `chars` characters, a word cut at the end left out. */
+function wholeWords(text: string, chars: number): string {
+  if (text.length <= chars) return text;
+  const head = text.slice(0, chars);
+  return /[\p{L}\p{N}_]/u.test(text[chars] as string) ? head.replace(/[\p{L}\p{N}_'’-]+$/u, '') : head;
+}
 
 /** Words of four characters or more, lowercased, without stop words, contractions or possessives (`it's`, `life's`). */
 function wordsOf(text: string): string[] {
@@ -68,7 +79,7 @@ export function timelineEntry({
   from: number;
   to: number;
 }): string {
-  const headOf = (message: Message, chars = MESSAGE_CHARS) => messageText(message).slice(0, chars);
+  const headOf = (message: Message, chars = MESSAGE_CHARS) => wholeWords(messageText(message), chars);
   // a long span is read at most SPAN_CHARS in all, evenly from each message's head
   const spanChars = Math.max(200, Math.min(MESSAGE_CHARS, Math.floor(SPAN_CHARS / Math.max(1, span.length))));
   const texts = span.map((message) => headOf(message, spanChars));
@@ -102,7 +113,14 @@ export function timelineEntry({
   const now = new Set(wordsOf(recent));
   const top = ranked.slice(0, MAX_TERMS);
   const related = top.length === 0 ? 0 : top.filter((word) => now.has(word)).length / top.length;
-  const terms = ranked.slice(0, Math.round(MIN_TERMS + (MAX_TERMS - MIN_TERMS) * Math.min(1, 2 * related)));
+  const count = Math.round(MIN_TERMS + (MAX_TERMS - MIN_TERMS) * Math.min(1, 2 * related));
+  // what the span's tool calls did comes first (kept when the entry is shortened): the words of a tool loop's
+  // outputs are mostly code and logs, its calls say what was done and on what
+  const actions = callActions(span, MAX_ACTION_ARG_CHARS)
+    .sort((a, b) => b.count - a.count)
+    .slice(0, MAX_ACTIONS)
+    .map(describeAction);
+  const terms = [...actions, ...ranked.slice(0, Math.max(actions.length > 0 ? 0 : MIN_TERMS, count - actions.length))];
 
   // names from a transcript's `Name:` prefixes; roles alone say nothing the model does not know
   const speakers: string[] = [];
@@ -169,6 +187,50 @@ function merge(first: string, second: string): string {
   const a = parse(first);
   const b = parse(second);
   if (!a || !b) return `${first}; ${second}`;
-  const terms = [...new Set([...a.terms.slice(0, 2), ...b.terms.slice(0, 2)])].filter((term) => term !== '');
+  const words = (terms: readonly string[]) => terms.filter((term) => term !== '' && !term.includes(' ')).slice(0, 2);
+  const actions = mergeActions([...a.terms, ...b.terms].flatMap((term) => parseAction(term) ?? []))
+    .sort((x, y) => y.count - x.count)
+    .slice(0, MAX_ACTIONS)
+    .map(describeAction);
+  const terms = [...new Set([...actions, ...words(a.terms), ...words(b.terms)])];
   return `#${a.from}-${b.to}: ${terms.join(', ')}`;
+}
+
+/**
+ * An action term as `describeAction` wrote it (`readFile src/a.ts`, `readFile x6 (src/a.ts ... src/f.ts; 1 failed)`),
+ * read back; a key word (no space) is none.
+ */
+function parseAction(term: string): CallAction | undefined {
+  const many = /^(\S+) x(\d+)(?: \((.*)\))?$/.exec(term);
+  if (many) {
+    const notes = (many[3] ?? '').split('; ');
+    const failed = /^(\d+) failed$/.exec(notes.at(-1) ?? '');
+    const shown = failed ? notes.slice(0, -1).join('; ') : notes.join('; ');
+    const args = shown === '' ? [] : shown.split(' ... ');
+    return { name: many[1] as string, count: Number(many[2]), args, errors: failed ? Number(failed[1]) : 0 };
+  }
+  const one = /^(\S+) (.+?)( \(failed\))?$/.exec(term);
+  return one ? { name: one[1] as string, count: 1, args: [one[2] as string], errors: one[3] ? 1 : 0 } : undefined;
+}
+
+/** The actions of two spans, one per tool: the calls and errors added up, the first span's first argument to the last's. */
+function mergeActions(actions: readonly CallAction[]): CallAction[] {
+  const byName = new Map<string, CallAction>();
+  for (const action of actions) {
+    const known = byName.get(action.name);
+    if (!known) {
+      byName.set(action.name, action);
+      continue;
+    }
+    const args = [known.args[0], action.args.at(-1) ?? known.args.at(-1)].filter(
+      (arg, index, all): arg is string => arg !== undefined && all.indexOf(arg) === index,
+    );
+    byName.set(action.name, {
+      name: action.name,
+      count: known.count + action.count,
+      args,
+      errors: known.errors + action.errors,
+    });
+  }
+  return [...byName.values()];
 }

@@ -1,3 +1,4 @@
+import { type CallAction, cutAtWord, describeAction } from '../transcript/call-actions.js';
 import type { Message, Role } from '../transcript/transcript.js';
 
 /** Characters of the first request and of the latest turn quoted in a summary. */
@@ -7,7 +8,7 @@ const SUMMARY_SNIPPET_CHARS = 160;
 const MAX_TOPICS = 4;
 const TOPIC_MESSAGES = 2;
 /** Tools named in a summary, most used first. */
-const MAX_TOOLS = 4;
+const MAX_TOOLS = 3;
 
 /**
  * Words that recur across the folded messages (in two or more of them, five letters or more, not stop words or the
@@ -34,6 +35,29 @@ export function topicsOf(messages: readonly Message[], speakerNames: ReadonlySet
     .map(([word]) => word);
 }
 
+/** Topics named per speaker in a conversation's summary. */
+const TOPICS_PER_SPEAKER = 3;
+
+/**
+ * Who spoke of what: per speaker (a chat's `Name:` label when `labelOf` finds one, else the role), in order of first
+ * turn, the words that recur across their own messages (see `topicsOf`). Speakers with none are left out.
+ */
+export function speakerTopics(
+  messages: readonly Message[],
+  labelOf: (message: Message) => string | undefined,
+  speakerNames: ReadonlySet<string>,
+): Array<{ readonly who: string; readonly topics: readonly string[] }> {
+  const bySpeaker = new Map<string, Message[]>();
+  for (const message of messages) {
+    if (message.synthetic || (message.role !== 'user' && message.role !== 'assistant')) continue;
+    const who = labelOf(message) ?? `the ${message.role}`;
+    bySpeaker.set(who, [...(bySpeaker.get(who) ?? []), message]);
+  }
+  return [...bySpeaker]
+    .map(([who, own]) => ({ who, topics: topicsOf(own, speakerNames).slice(0, TOPICS_PER_SPEAKER) }))
+    .filter(({ topics }) => topics.length > 0);
+}
+
 /** Common long words that say nothing about a topic. */
 const TOPIC_STOPWORDS = new Set(
   'about above after again against because before being below between could doing during further having itself might other ought really should their theirs there these thing things think those through under until where which while would yours yourself yourselves always never maybe still going great thanks thank sounds awesome amazing definitely totally pretty something anything everything nothing someone everyone actually probably wanted right little'.split(
@@ -42,8 +66,8 @@ const TOPIC_STOPWORDS = new Set(
 );
 
 /**
- * The bridge of a fold: who took part and what the folded messages were about (their recurring words, the tools
- * used), the first request among them and the latest turn. How many messages were folded, and where, is the
+ * The bridge of a fold: who took part and what they did (the tools called, how often and on what) or, without tools,
+ * what the folded messages were about (their recurring words), the first request among them and the latest turn. How many messages were folded, and where, is the
  * timeline's to say (the engine keeps one entry per fold).
  */
 export function summaryOf({
@@ -52,27 +76,35 @@ export function summaryOf({
   latest,
   who,
   topics,
-  tools,
+  spoke = [],
+  actions,
 }: {
   counts: Record<Role, number>;
   first: string;
   latest: string;
   who: readonly string[];
   topics: readonly string[];
-  tools: ReadonlyMap<string, number>;
+  /** Who spoke of what (see `speakerTopics`): a conversation's summary names it in place of the topics. */
+  spoke?: ReadonlyArray<{ readonly who: string; readonly topics: readonly string[] }>;
+  /** What the messages' tool calls did (see `callActions`). */
+  actions: readonly CallAction[];
 }) {
   const total = counts.system + counts.user + counts.assistant + counts.tool;
   if (total === 0) return '';
   const parts: string[] = [];
-  const people = who.length > 0 ? listed(who) : tools.size > 0 ? 'The assistant' : 'The user and the assistant';
-  const used = [...tools]
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+  const people = who.length > 0 ? listed(who) : actions.length > 0 ? 'The assistant' : 'The user and the assistant';
+  const used = [...actions]
+    .sort((a, b) => b.count - a.count || a.name.localeCompare(b.name))
     .slice(0, MAX_TOOLS)
-    .map(([name, count]) => (count > 1 ? `${name} x${count}` : name));
-  if (topics.length > 0 || used.length > 0) {
-    const about = topics.length > 0 ? ` about ${listed(topics)}` : '';
-    parts.push(`${people} ${used.length > 0 ? `worked with ${listed(used)}` : 'talked'}${about}.`);
-  }
+    .map(describeAction);
+  // a tool loop says what was done and with what; a conversation, who spoke of what
+  if (used.length > 0) parts.push(`${people} called ${listed(used)}.`);
+  else if (spoke.length > 0) {
+    const said = spoke
+      .map(({ who: speaker, topics: own }, index) => `${speaker} ${index === 0 ? 'spoke of' : 'of'} ${listed(own)}`)
+      .join('; ');
+    parts.push(`${said.charAt(0).toUpperCase()}${said.slice(1)}.`);
+  } else if (topics.length > 0) parts.push(`${people} talked about ${listed(topics)}.`);
   const snippet = (text: string) => {
     const cutSnippet = cutText(text.replace(/\s+/g, ' '), SUMMARY_SNIPPET_CHARS);
     return /[.!?…]$/.test(cutSnippet) ? cutSnippet : `${cutSnippet}.`;
@@ -87,7 +119,7 @@ function listed(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
 
-/** `text`, cut to `maxChars` with an ellipsis. */
+/** `text`, cut to `maxChars` at a word's end with an ellipsis (see `cutAtWord`). */
 export function cutText(text: string, maxChars: number): string {
-  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1).trimEnd()}…`;
+  return cutAtWord(text, maxChars);
 }

@@ -6,6 +6,7 @@ import {
 import { parseOptions } from '../options/option-issue-error.js';
 import { entryTokens, mergeSessionStates } from '../session-state/merge-session-state.js';
 import type { SessionState } from '../session-state/session-state.js';
+import { callActions } from '../transcript/call-actions.js';
 import {
   type Message,
   type OtherPart,
@@ -16,7 +17,7 @@ import {
   type ToolCallPart,
   type ToolResultPart,
 } from '../transcript/transcript.js';
-import { cutText, summaryOf, topicsOf } from './conversation-summary.js';
+import { cutText, speakerTopics, summaryOf, topicsOf } from './conversation-summary.js';
 import { SPEAKER_LABEL, sentences, signalScore, TEST_SUMMARY, worthKeeping } from './fact-signals.js';
 import { definedTerms, pathosOf } from './style-signals.js';
 import type { Summarizer } from './summarizer.js';
@@ -55,6 +56,9 @@ export function extractiveSummarizer(options: ExtractiveSummarizerOptions = {}):
   };
 }
 
+/** Characters of a call's main argument the summary names. */
+const SUMMARY_ARG_CHARS = 40;
+
 type ExtractOptions = Required<Omit<ExtractiveSummarizerOptions, 'merge'>>;
 
 function extractSessionState(messages: readonly Message[], options: ExtractOptions): SessionState {
@@ -78,7 +82,6 @@ class Extraction {
   private firstUserText = '';
   private lastUserText = '';
   private lastAssistantText = '';
-  private readonly toolUse = new Map<string, number>();
 
   constructor(
     private readonly messages: readonly Message[],
@@ -115,9 +118,17 @@ class Extraction {
           /\p{Ll}/u.test(name),
         ),
         topics: topicsOf(this.messages, this.speakerNames),
-        tools: this.toolUse,
+        spoke: speakerTopics(this.messages, (message) => this.labelOf(message), this.speakerNames),
+        actions: callActions(this.messages, SUMMARY_ARG_CHARS),
       }),
     };
+  }
+
+  /** The speaker label a message opens with, when the batch names its speakers so (`Caroline: ...`). */
+  private labelOf(message: Message): string | undefined {
+    const first = message.parts[0];
+    const label = first?.type === 'text' ? SPEAKER_LABEL.exec(first.text)?.[1] : undefined;
+    return label && this.speakers.has(`${message.role}:${label}`) ? label : undefined;
   }
 
   private cut(text: string): string {
@@ -164,7 +175,6 @@ class Extraction {
   }
 
   private toolCall(part: ToolCallPart): void {
-    this.toolUse.set(part.name, (this.toolUse.get(part.name) ?? 0) + 1);
     const call = `${part.name}(${cutText(describeArgs(part.args), 120)})`;
     const candidate = { text: `assistant called ${call}`, score: 1 + signalScore(call), order: this.candidates.length };
     this.candidates.push(candidate);

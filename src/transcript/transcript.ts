@@ -30,6 +30,8 @@ export interface FilePart {
   /** A stable description of the data for hashing (a URL, or a length and sample of the bytes). */
   readonly fingerprint: string;
   readonly tokens: number;
+  /** The file's name when the framework carries one (not hashed: it names the data, the fingerprint is the data). */
+  readonly name?: string;
   readonly original?: unknown;
 }
 

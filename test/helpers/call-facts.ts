@@ -30,7 +30,7 @@ export function limitsOf(budget: number): BudgetLimits {
     maxStateTokens: Math.floor(0.25 * budget),
     maxRecallTokens: Math.floor(0.1 * budget),
     maxToolResultTokens: budget,
-    percent: (tokens) => `${Math.round((tokens / budget) * 100)}%`,
+    percent: (tokens, digits = 0) => `${((tokens / budget) * 100).toFixed(digits)}%`,
   };
 }
 

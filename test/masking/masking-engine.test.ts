@@ -337,7 +337,7 @@ describe('observation masking under budget pressure', () => {
     expect(folds.length).toBeGreaterThan(0);
     for (const fold of folds) {
       const [, share, threshold] =
-        /prompt at (\d+)% of the budget passed the (\d+)% threshold/.exec(fold.details) ?? [];
+        /prompt at ([\d.]+)% of the budget passed the ([\d.]+)% threshold/.exec(fold.details) ?? [];
       expect(Number(share)).toBeGreaterThan(Number(threshold));
     }
   });

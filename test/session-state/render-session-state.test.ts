@@ -41,9 +41,11 @@ describe('renderSessionState is injection-safe', () => {
     expect(body(rendered)).toEqual({ logos: [entry], pathos: [entry], abstract: [entry], conversationSummary: entry });
   });
 
-  it('renders an empty state as valid JSON with all four fields', () => {
+  it('leaves empty sections out: an empty state renders as an empty object', () => {
     const state: SessionState = { logos: [], pathos: [], abstract: [], conversationSummary: '' };
-    expect(body(renderSessionState(state))).toEqual(state);
+    expect(body(renderSessionState(state))).toEqual({});
+    const some: SessionState = { logos: ['user: ship v2'], pathos: [], abstract: [], conversationSummary: 'S.' };
+    expect(body(renderSessionState(some))).toEqual({ logos: ['user: ship v2'], conversationSummary: 'S.' });
   });
 
   it('renders fields in a fixed order whatever the key order of the input', () => {

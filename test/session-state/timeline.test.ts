@@ -52,6 +52,41 @@ describe('timelineEntry', () => {
   });
 });
 
+describe('timelineEntry in a tool loop', () => {
+  const read = (index: number, body: string): Message[] => [
+    {
+      role: 'assistant',
+      parts: [{ type: 'tool-call', id: `c${index}`, name: 'readFile', args: { path: `src/module-${index}.ts` } }],
+    },
+    { role: 'tool', parts: [{ type: 'tool-result', callId: `c${index}`, name: 'readFile', output: body }] },
+  ];
+  // each output is longer than the characters read of it, and a word spans the cut
+  const body = (index: number) => `${'export const lumen_amber = 1;\n'.repeat(200)}// module ${index}`;
+
+  it('says first what the calls did and on what, and never keeps a word cut at the end of what it read', () => {
+    const span = [
+      text('user', 'Review the modules.'),
+      ...Array.from({ length: 8 }, (_, index) => read(index + 1, body(index + 1))).flat(),
+    ];
+    const entry = timelineEntry({ messages: span, span, from: 0, to: span.length });
+    const terms = entry.slice(entry.indexOf(': ') + 2).split(', ');
+    expect(terms[0]).toBe('readFile x8 (src/module-1.ts ... src/module-8.ts)');
+    for (const term of terms.slice(1))
+      expect(['export', 'const', 'lumen', 'amber', 'module', 'review']).toContain(term);
+  });
+
+  it('adds up the calls of two spans when it merges their entries', () => {
+    const spans = [1, 2].map((part) => {
+      const span = Array.from({ length: 3 }, (_, index) => read(part * 10 + index, 'ok')).flat();
+      return timelineEntry({ messages: span, span, from: (part - 1) * 6, to: part * 6 });
+    });
+    let timeline: string[] = [];
+    for (let index = 0; index < 8; index++) timeline = appendToTimeline(timeline, `#${index + 13}-${index + 13}: x`);
+    timeline = appendToTimeline([...spans, ...timeline.slice(0, 6)], '#21-21: y');
+    expect(timeline[0]).toMatch(/^#1-12: readFile x6 \(src\/module-10\.ts \.\.\. src\/module-22\.ts\)/);
+  });
+});
+
 describe('appendToTimeline', () => {
   const entry = (index: number) =>
     `#${index * 10 + 1}-${index * 10 + 10} · Ann: a${index}, b${index}, c${index}, d${index}, e${index}`;

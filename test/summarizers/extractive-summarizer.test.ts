@@ -121,7 +121,7 @@ describe('extractiveSummarizer', () => {
     ]);
     expect(state.logos).toContain('assistant called bash(ls -la src/)');
     expect(state.logos).toContain('assistant called search({"n":3,"q":"x"})');
-    expect(state.conversationSummary).toBe('The assistant worked with bash and search.');
+    expect(state.conversationSummary).toBe('The assistant called bash ls -la src/ and search q=x n=3.');
   });
 
   it('reads a 100k-character tool output and keeps a bounded amount', async () => {
@@ -153,10 +153,10 @@ describe('extractiveSummarizer', () => {
     expect(await summarize([])).toEqual({ logos: [], pathos: [], abstract: [], conversationSummary: '' });
   });
 
-  it('cuts long sentences with an ellipsis', async () => {
+  it('cuts long sentences with an ellipsis, at the end of a word', async () => {
     const long = `The config in src/app.ts sets ${'many options '.repeat(40)}today.`;
     const state = await summarize([text('user', long)], undefined, { maxSentenceChars: 80 });
-    expect(state.logos).toEqual([`user: ${long.slice(0, 79).trimEnd()}…`]);
+    expect(state.logos).toEqual(['user: The config in src/app.ts sets many options many options many options many…']);
   });
 
   it('gives the expected state for a short exchange', async () => {
@@ -257,7 +257,7 @@ describe('extractiveSummarizer', () => {
       text('assistant', 'Fixed the hash check; all tests pass now.'),
     ]);
     expect(state.conversationSummary).toBe(
-      'The assistant worked with bash. ' +
+      'The assistant called bash pytest. ' +
         'First request: Fix the login bug in src/auth.py. Latest: Fixed the hash check; all tests pass now.',
     );
   });
@@ -270,7 +270,7 @@ describe('extractiveSummarizer', () => {
       text('assistant', 'Melanie: A kiln at a pottery class, how fun.'),
     ]);
     expect(first.conversationSummary).toMatch(
-      /^Caroline and Melanie talked about (class and pottery|pottery and class)\./,
+      /^Caroline spoke of class; Melanie of (class and pottery|pottery and class)\./,
     );
     expect(first.conversationSummary).toContain('First request: Caroline: I joined a pottery class downtown.');
     const second = await summarize(

@@ -1,0 +1,89 @@
+import { generateText } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { describe, expect, it } from 'vitest';
+import { withContextCompression } from '../../adapters/ai-sdk/index.js';
+import { MessageMeter } from '../../src/counting/message-meter.js';
+import { approximateCounter } from '../../src/counting/token-counter.js';
+import { fitState } from '../../src/session-state/fit-state.js';
+import { fitFiles, foldedFileEntries, nextFiles } from '../../src/session-state/folded-files.js';
+import { renderSessionState } from '../../src/session-state/render-session-state.js';
+import { EMPTY_SESSION_STATE, SummarizerOutputSchema } from '../../src/session-state/session-state.js';
+import type { Message } from '../../src/transcript/transcript.js';
+import { chat, setup } from '../helpers/fixtures.js';
+import { textResult } from '../helpers/mock-model.js';
+
+const meter = new MessageMeter(approximateCounter());
+
+const photo: Message = {
+  role: 'user',
+  parts: [
+    { type: 'text', text: 'Here is the whiteboard from the meeting.' },
+    { type: 'file', mediaType: 'image/png', fingerprint: 'png:1', tokens: 1_600, name: 'whiteboard.png' },
+  ],
+};
+
+describe('folded files', () => {
+  it('names each file of a folded span: where, who sent it, its kind, its name and size', () => {
+    const pdf: Message = {
+      role: 'user',
+      parts: [{ type: 'file', mediaType: 'application/pdf', fingerprint: 'pdf:1', tokens: 9_000 }],
+    };
+    expect(foldedFileEntries([chat(1)[0] as Message, photo, pdf], 10)).toEqual([
+      '#12 user: image/png "whiteboard.png", about 1,600 tokens',
+      '#13 user: application/pdf, about 9,000 tokens',
+    ]);
+    expect(nextFiles(['#2 user: image/jpeg'], [photo], 4)).toEqual([
+      '#2 user: image/jpeg',
+      '#5 user: image/png "whiteboard.png", about 1,600 tokens',
+    ]);
+    expect(nextFiles(undefined, chat(3), 0)).toBeUndefined();
+  });
+
+  it('keeps the newest entries within their share, and the state renders them', () => {
+    const files = Array.from({ length: 50 }, (_, index) => `#${index + 1} user: image/png "p${index}.png"`);
+    const fitted = fitFiles(files, 100, meter);
+    expect(fitted.length).toBeLessThan(50);
+    expect(fitted.at(-1)).toBe(files.at(-1));
+    const state = fitState({ ...EMPTY_SESSION_STATE, files, logos: ['user: a'] }, 300, meter);
+    expect(renderSessionState(state)).toContain('"files"');
+    expect(Object.keys(SummarizerOutputSchema.shape)).not.toContain('files');
+  });
+
+  it('lists a folded image in the state the engine sends, unseen by the summarizer', async () => {
+    const { run, summarize } = setup();
+    const out = await run([photo, ...chat(80)]);
+    expect(summarize).toHaveBeenCalled();
+    const state = out.messages.find((message) => message.synthetic === 'session-state');
+    const text = state?.parts[0]?.type === 'text' ? state.parts[0].text : '';
+    expect(text).toContain('#1 user: image/png \\"whiteboard.png\\", about 1,600 tokens');
+    for (const [input] of summarize.mock.calls) expect(input.previous?.files).toBeUndefined();
+  });
+
+  it('reads the file name an AI SDK file part carries', async () => {
+    let sent = '';
+    const model = new MockLanguageModelV4({
+      doGenerate: async ({ prompt }) => {
+        sent = JSON.stringify(prompt);
+        return textResult('ok');
+      },
+    });
+    const image = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
+    await generateText({
+      model: withContextCompression(model, { contextWindow: 4_000 }),
+      providerOptions: { 'context-compression': { force: true } },
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'The diagram.' },
+            { type: 'file', mediaType: 'image/png', data: image, filename: 'diagram.png' },
+          ],
+        },
+        { role: 'assistant', content: 'A box and an arrow.' },
+        { role: 'user', content: 'What did it show?' },
+      ],
+    });
+    // the forced fold took the image out of the prompt; the state names it
+    expect(sent).toMatch(/#1 user: image\/png .{1,6}diagram\.png/);
+  });
+});
