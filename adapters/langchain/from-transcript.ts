@@ -1,4 +1,11 @@
-import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import {
+  AIMessage,
+  type BaseMessage,
+  type ContentBlock,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+} from '@langchain/core/messages';
 import { type Message, messageText, type ToolResultPart } from '../../src/transcript/transcript.js';
 
 /**
@@ -90,10 +97,19 @@ function fromMessage(message: Message, prefix?: string): BaseMessage[] {
   if (!message.edited && message.original && !prefix) return [message.original as BaseMessage];
   const partial = message.role === 'assistant' && !prefix ? withSomeToolCalls(message) : undefined;
   if (partial) return [partial];
+  if (message.synthetic === 'recall') return [recallMessage(message)];
   const text = messageText(message);
   if (message.role === 'assistant') return [new AIMessage(text)];
   if (message.role === 'system') return [new SystemMessage(text)];
   return [new HumanMessage(prefix ? `${prefix}\n\n${text}` : text)];
+}
+
+/** A recall block: its quoted text, then the files it brings back as the caller's own content blocks. */
+function recallMessage(message: Message): HumanMessage {
+  const text = message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
+  const files = message.parts.flatMap((part) => (part.type === 'file' && part.original ? [part.original] : []));
+  if (files.length === 0) return new HumanMessage(text);
+  return new HumanMessage({ content: [{ type: 'text', text }, ...(files as ContentBlock[])] });
 }
 
 /**

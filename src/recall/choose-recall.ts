@@ -2,7 +2,7 @@ import type { CallFacts } from '../call/call-facts.js';
 import type { CompressionPoint } from '../call/compression-point.js';
 import type { MessageMeter } from '../counting/message-meter.js';
 import { type Message, messageText } from '../transcript/transcript.js';
-import type { RecallChunk } from './recall-chunks.js';
+import { filesItem, filesToRecall, type RecallChunk } from './recall-chunks.js';
 import type { RecallHit } from './recall-fusion.js';
 import type { RecallQuery } from './recall-ranking.js';
 import { renderRecallEntry } from './render-recall.js';
@@ -79,6 +79,7 @@ export async function chooseRecall({
   let bar = 0;
   if (!asked) for (const hit of hits) if (!hidden(hit.chunk)) bar = Math.max(bar, hit.score);
   const chosen: RecallChunk[] = [];
+  const withFiles: number[] = [];
   let left = budgetTokens;
   let looked = 0;
   for (const { chunk, score } of hits) {
@@ -91,9 +92,17 @@ export async function chooseRecall({
     if (tokens > left) continue;
     chosen.push(chunk);
     left -= tokens;
+    // the files of a user message the block quotes come back with it when the message refers to one, as its
+    // provider counts them, if they fit (else the state names them)
+    const files = filesToRecall(facts.messages, at, chunk, facts.limits.maxRecallTokens);
+    const fileTokens = files.reduce((sum, file) => sum + file.tokens, 0);
+    if (files.length > 0 && fileTokens <= left) {
+      withFiles.push(chunk.message);
+      left -= fileTokens;
+    }
   }
   chosen.sort((a, b) => a.message - b.message || a.id.localeCompare(b.id, 'en', { numeric: true }));
-  return { at, items: chosen.map((chunk) => chunk.id) };
+  return { at, items: [...chosen.map((chunk) => chunk.id), ...withFiles.sort((a, b) => a - b).map(filesItem)] };
 }
 
 /** Share of a chunk's words found in the message above which the chunk only repeats it. */

@@ -1,7 +1,7 @@
 import { boundedCache } from '../bounded-cache.js';
 import type { MessageMeter } from '../counting/message-meter.js';
 import type { Message } from '../transcript/transcript.js';
-import type { MessageChunks } from './recall-chunks.js';
+import { type MessageChunks, recalledFiles } from './recall-chunks.js';
 import { recallMessages } from './render-recall.js';
 
 /** A rendered recall block: the synthetic pair and its tokens. */
@@ -38,7 +38,7 @@ export class RecallBlocks {
     if (!block) {
       const chunks = this.chunks.named(messages, items);
       if (chunks.length === 0) return undefined;
-      const pair = recallMessages(chunks, this.acknowledgement);
+      const pair = recallMessages(chunks, this.acknowledgement, recalledFiles(messages, items));
       block = {
         messages: pair,
         tokens: pair.reduce((sum, message) => sum + this.meter.measure(message).tokens, 0),

@@ -1,5 +1,5 @@
 import type { CallFacts } from '../call/call-facts.js';
-import type { Message, Part } from '../transcript/transcript.js';
+import type { FilePart, Message, Part } from '../transcript/transcript.js';
 import { partText } from '../transcript/transcript.js';
 
 /** Longest chunk of a message that recall quotes on its own, in characters (about 300 tokens of English). */
@@ -144,4 +144,46 @@ function splitLongLine(line: string): string[] {
   }
   if (rest !== '') pieces.push(rest);
   return pieces;
+}
+
+/** Words by which a message refers to a file or an image it does not hold. */
+const FILE_WORDS =
+  /\b(?:images?|photos?|pictures?|pics?|screenshots?|diagrams?|charts?|graphs?|figures?|drawings?|sketch(?:es)?|scans?|pdfs?|documents?|attachments?|attached|slides?|videos?|recordings?|files?)\b/i;
+
+/** The recall item naming the files of the message at `message`: the block brings them back with its text. */
+export const filesItem = (message: number) => `${message}:files`;
+
+/**
+ * The files a choice of recall brings back with a chunk: when the message it is made for (at `at`) refers to a file
+ * (a word for one, or a file's name) and the chunk opens a user message, that message's file and image parts, each
+ * at most half of the recall block's cap (a larger one is named by the state, its message's text quoted alone). The
+ * choice stores them as `filesItem`, so every instance renders the same block whatever its cap is by then.
+ */
+export function filesToRecall(
+  messages: readonly Message[],
+  at: number,
+  chunk: Pick<RecallChunk, 'id' | 'message'>,
+  maxRecallTokens: number,
+): FilePart[] {
+  const message = messages[chunk.message];
+  if (message?.role !== 'user' || !chunk.id.endsWith(':0')) return [];
+  const asked = (messages[at]?.parts ?? []).map((part) => (part.type === 'text' ? part.text : '')).join(' ');
+  return message.parts.filter(
+    (part): part is FilePart => part.type === 'file' && part.tokens <= maxRecallTokens / 2 && refersTo(asked, part),
+  );
+}
+
+/** The file parts the `filesItem`s of a choice name, in the order named. */
+export function recalledFiles(messages: readonly Message[], items: readonly string[]): FilePart[] {
+  return items.flatMap((item) => {
+    const [index, kind] = item.split(':');
+    const message = kind === 'files' ? messages[Number(index)] : undefined;
+    return message ? message.parts.filter((part): part is FilePart => part.type === 'file') : [];
+  });
+}
+
+function refersTo(asked: string, file: FilePart): boolean {
+  if (FILE_WORDS.test(asked)) return true;
+  const stem = file.name?.replace(/\.[A-Za-z0-9]{1,5}$/, '');
+  return stem !== undefined && stem.length >= 3 && asked.toLowerCase().includes(stem.toLowerCase());
 }

@@ -188,7 +188,7 @@ export class RecallPlanner {
   }
 
   /**
-   * The chosen items, the largest pieces shed until the rendered block fits `limit`: the rendered block (escapes,
+   * The chosen items, the files and then the largest pieces shed until the rendered block fits `limit`: the rendered block (escapes,
    * keys) can outgrow the estimate of its entries, and must never take the prompt past the recall budget or the hard
    * limit.
    */
@@ -196,8 +196,10 @@ export class RecallPlanner {
     const items = [...chosen];
     let block = this.block(facts, at, items);
     while (block && block.tokens > limit) {
+      // the files brought back go first (the state still names them), then the largest pieces
+      const files = items.findIndex((id) => id.endsWith(':files'));
       const sizes = items.map((id) => this.chunkSize(facts, id));
-      items.splice(sizes.indexOf(Math.max(...sizes)), 1);
+      items.splice(files >= 0 ? files : sizes.indexOf(Math.max(...sizes)), 1);
       block = this.block(facts, at, items);
     }
     return items;

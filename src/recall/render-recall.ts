@@ -1,4 +1,4 @@
-import type { Message } from '../transcript/transcript.js';
+import type { FilePart, Message } from '../transcript/transcript.js';
 import type { RecallChunk } from './recall-chunks.js';
 
 /** Opening tag of the block of recalled messages. */
@@ -36,10 +36,17 @@ export function renderRecall(chunks: readonly RecallChunk[]): string {
   return `<${RECALL_TAG}>\n${json}\n</${RECALL_TAG}>`;
 }
 
-/** The synthetic pair placed just before the user message it was recalled for. */
-export function recallMessages(chunks: readonly RecallChunk[], acknowledgement: string): Message[] {
+/**
+ * The synthetic pair placed just before the user message it was recalled for; `files` (see `recalledFiles`) follow
+ * the quoted text in the user message, as the caller sent them.
+ */
+export function recallMessages(
+  chunks: readonly RecallChunk[],
+  acknowledgement: string,
+  files: readonly FilePart[] = [],
+): Message[] {
   return [
-    { role: 'user', parts: [{ type: 'text', text: renderRecall(chunks) }], synthetic: 'recall' },
+    { role: 'user', parts: [{ type: 'text', text: renderRecall(chunks) }, ...files], synthetic: 'recall' },
     { role: 'assistant', parts: [{ type: 'text', text: acknowledgement }], synthetic: 'acknowledgement' },
   ];
 }

@@ -1,7 +1,10 @@
-import { generateText } from 'ai';
+import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { AIMessage, HumanMessage } from '@langchain/core/messages';
+import { generateText, type ModelMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { withContextCompression } from '../../adapters/ai-sdk/index.js';
+import { withContextCompression as withLangChainCompression } from '../../adapters/langchain/index.js';
 import { MessageMeter } from '../../src/counting/message-meter.js';
 import { approximateCounter } from '../../src/counting/token-counter.js';
 import { fitState } from '../../src/session-state/fit-state.js';
@@ -10,6 +13,7 @@ import { renderSessionState } from '../../src/session-state/render-session-state
 import { EMPTY_SESSION_STATE, SummarizerOutputSchema } from '../../src/session-state/session-state.js';
 import type { Message } from '../../src/transcript/transcript.js';
 import { chat, setup } from '../helpers/fixtures.js';
+import { RecordingChatModel } from '../helpers/langchain.js';
 import { textResult } from '../helpers/mock-model.js';
 
 const meter = new MessageMeter(approximateCounter());
@@ -85,5 +89,94 @@ describe('folded files', () => {
     });
     // the forced fold took the image out of the prompt; the state names it
     expect(sent).toMatch(/#1 user: image\/png .{1,6}diagram\.png/);
+  });
+});
+
+describe('a folded file brought back by recall', () => {
+  // a PNG's signature and header: 64 x 64 pixels, a few dozen tokens for any provider
+  const image = new Uint8Array([
+    137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 64, 0, 0, 0, 64, 8, 6, 0, 0, 0,
+  ]);
+  const history = (question: string): ModelMessage[] => [
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Here is the whiteboard photo from the retro meeting.' },
+        { type: 'file', mediaType: 'image/png', data: image, filename: 'whiteboard.png' },
+      ],
+    },
+    { role: 'assistant', content: 'Got it, the retro board.' },
+    ...Array.from({ length: 90 }, (_, index): ModelMessage[] => [
+      { role: 'user', content: `Topic ${index}: ${'planning budget staffing '.repeat(12)}` },
+      { role: 'assistant', content: `Noted topic ${index}. ${'we agreed on next steps '.repeat(8)}` },
+    ]).flat(),
+    { role: 'user', content: question },
+  ];
+
+  async function sentFor(question: string) {
+    let prompt: LanguageModelV4Prompt = [];
+    const model = new MockLanguageModelV4({
+      doGenerate: async (options) => {
+        prompt = options.prompt;
+        return textResult('ok');
+      },
+    });
+    await generateText({
+      model: withContextCompression(model, { contextWindow: 12_000 }),
+      messages: history(question),
+    });
+    const recall = prompt.find(
+      (message) =>
+        message.role === 'user' &&
+        Array.isArray(message.content) &&
+        message.content.some((part) => part.type === 'text' && part.text.includes('<recalled_messages>')),
+    );
+    return { prompt, recall };
+  }
+
+  it('sends the image again in the recall block when the question refers to it', async () => {
+    const { prompt, recall } = await sentFor('What was on the whiteboard photo from the retro meeting?');
+    // folded: the image is no longer where it was
+    expect(prompt[1]?.role).toBe('user');
+    expect(JSON.stringify(prompt[1])).toContain('session_state');
+    expect(recall).toBeDefined();
+    const files = Array.isArray(recall?.content) ? recall.content.filter((part) => part.type === 'file') : [];
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatchObject({ mediaType: 'image/png', filename: 'whiteboard.png' });
+  });
+
+  it('quotes only the text when the question does not refer to a file', async () => {
+    const { recall } = await sentFor('Remind me what the retro meeting was about?');
+    expect(recall).toBeDefined();
+    const files = Array.isArray(recall?.content) ? recall.content.filter((part) => part.type === 'file') : [];
+    expect(files).toHaveLength(0);
+  });
+});
+
+describe('a folded file brought back by recall, in LangChain', () => {
+  it("sends the caller's image block again in the recall message when the question refers to it", async () => {
+    const png = Buffer.from([
+      137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 64, 0, 0, 0, 64, 8, 6, 0, 0, 0,
+    ]).toString('base64');
+    const block = { type: 'image', mimeType: 'image/png', data: png, metadata: { filename: 'whiteboard.png' } };
+    const model = new RecordingChatModel({ model: 'claude-sonnet-4-5' });
+    const wrapped = withLangChainCompression(model, { contextWindow: 12_000 });
+    await wrapped.invoke([
+      new HumanMessage({
+        content: [{ type: 'text', text: 'Here is the whiteboard photo from the retro meeting.' }, block],
+      }),
+      new AIMessage('Got it, the retro board.'),
+      ...Array.from({ length: 90 }, (_, index) => [
+        new HumanMessage(`Topic ${index}: ${'planning budget staffing '.repeat(12)}`),
+        new AIMessage(`Noted topic ${index}. ${'we agreed on next steps '.repeat(8)}`),
+      ]).flat(),
+      new HumanMessage('What was on the whiteboard photo from the retro meeting?'),
+    ]);
+    const sent = model.calls.at(-1) ?? [];
+    const recall = sent.find(
+      (message) => HumanMessage.isInstance(message) && JSON.stringify(message.content).includes('<recalled_messages>'),
+    );
+    expect(Array.isArray(recall?.content) && recall.content).toContainEqual(block);
+    expect(JSON.stringify(sent)).toMatch(/#1 user: image\/png .{1,8}whiteboard\.png/);
   });
 });
