@@ -131,9 +131,23 @@ if (!dir) {
   console.log('bench:memory needs ../shared/fixtures beside this checkout; it is not there, so nothing was measured.');
   process.exit(0);
 }
-const { conversations } = loadFixtures(dir);
+/** `--unlabelled`: the same chats with each message's speaker label (`Caroline: `) taken off, as most chat apps send them. */
+const unlabelled = process.argv.includes('--unlabelled');
+const LABEL = /^[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)?:\s+/;
+const conversations = loadFixtures(dir).conversations.map((session) =>
+  unlabelled
+    ? {
+        ...session,
+        messages: session.messages.map((message) =>
+          typeof message.content === 'string' ? { ...message, content: message.content.replace(LABEL, '') } : message,
+        ),
+      }
+    : session,
+);
 const percent = (part: number, whole: number) => `${((part / Math.max(1, whole)) * 100).toFixed(1)}%`;
-console.log(`bench:memory, node ${process.version}: ${conversations.length} conversations, each question asked last\n`);
+console.log(
+  `bench:memory, node ${process.version}: ${conversations.length} conversations${unlabelled ? ' without speaker labels' : ''}, each question asked last\n`,
+);
 const systems = [
   { name: 'this project (defaults)', options: {} },
   { name: 'this project, recall off', options: { recall: false } },
@@ -141,7 +155,9 @@ const systems = [
 for (const share of [0.25, 0.5]) {
   const ours = systems.map(empty);
   const oldest = empty();
+  const perConversation: string[][] = [];
   for (const session of conversations) {
+    const before = { ours: (ours[0] as Figures).retained, fifo: oldest.retained, questions: oldest.questions };
     const replay = prepare(session, true);
     // the whole conversation as the uncompressed prompt of its last call
     const full = sumTokens(measure(await aiSdkRun((mock) => mock).call(replay.questionTime as History)));
@@ -167,6 +183,13 @@ for (const share of [0.25, 0.5]) {
       wrapLanguageModel({ model: mock, middleware: fifo(window - reserveOutputTokens) }),
     );
     await measureRun(session, trimmed, { window, full }, oldest, () => 0);
+    const questions = oldest.questions - before.questions;
+    perConversation.push([
+      session.id,
+      String(questions),
+      percent((ours[0] as Figures).retained - before.ours, questions),
+      percent(oldest.retained - before.fifo, questions),
+    ]);
   }
   console.log(`window ${share * 100}% of each conversation`);
   const categories = [...(ours[0] as Figures).byCategory.keys()].sort();
@@ -221,5 +244,9 @@ for (const share of [0.25, 0.5]) {
     ];
     console.log(`| ${cells.join(' | ')} |`);
   }
+  // per conversation: the defaults against FIFO
+  const columns = ['conversation', 'questions', 'this project (defaults)', 'FIFO (newest that fit)'];
+  console.log(`\n| ${columns.join(' | ')} |\n|${columns.map(() => '---').join('|')}|`);
+  for (const cells of perConversation) console.log(`| ${cells.join(' | ')} |`);
   console.log('');
 }

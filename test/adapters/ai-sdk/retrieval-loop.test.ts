@@ -69,6 +69,55 @@ describe('the retrieval tool in a multi-step AI SDK tool loop', () => {
     expect(resultText(afterRecall, 'read-0')).toBe(placeholder);
   });
 
+  it('finds by a query the result of the path or identifier the model names, after a fold hid them', async () => {
+    // look-alike modules: each imports from others, so their words are all shared
+    const moduleText = (index: number) =>
+      [
+        `import { lumen_amber_${(index % 12) + 1}_1 } from './module_${(index % 12) + 1}';`,
+        `import { lumen_amber_${((index + 5) % 12) + 1}_2 } from './module_${((index + 5) % 12) + 1}';`,
+        ...Array.from(
+          { length: 5 },
+          (_, k) => `export function lumen_amber_${index}_${k + 1}() { return module(${k}); }`,
+        ),
+        ...Array.from({ length: 30 }, (_, line) => `// ${'review notes for this module '.repeat(3)}${line}`),
+      ].join('\n');
+    const readModule = tool({
+      description: 'Reads a file',
+      inputSchema: z.object({ path: z.string() }),
+      execute: async ({ path }) => moduleText(Number(/module_(\d+)/.exec(path)?.[1])),
+    });
+    const steps = [
+      ...Array.from({ length: 12 }, (_, step) =>
+        textResult(`Reading module ${step + 1}.`, {
+          toolCalls: [{ id: `read-${step + 1}`, name: 'read_file', input: { path: `src/module_${step + 1}.ts` } }],
+        }),
+      ),
+      textResult('I need module 2 again.', {
+        toolCalls: [{ id: 'get-1', name: 'get_back', input: { toolCallIds: [], query: 'src/module_2.ts' } }],
+      }),
+      textResult('And the function lumen_amber_3_5.', {
+        toolCalls: [{ id: 'get-2', name: 'get_back', input: { toolCallIds: [], query: 'lumen_amber_3_5' } }],
+      }),
+      textResult('Done.'),
+    ];
+    const mock = new MockLanguageModelV4({ doGenerate: async () => steps.shift() ?? textResult('Done.') });
+    const events: CompressEvent[] = [];
+    const model = withContextCompression(mock, { contextWindow: 8_000, onCompress: (event) => events.push(event) });
+    await generateText({
+      model,
+      prompt: 'Review the modules.',
+      tools: { read_file: readModule, get_back: retrievalTool() },
+      stopWhen: isStepCount(16),
+    });
+    expect(events.some((event) => event.messagesFolded > 0)).toBe(true);
+    // the answer as the model read it in the call after the request
+    const answer = (id: string) =>
+      mock.doGenerateCalls.map((call) => resultText(call.prompt, id)).find((text) => text !== undefined) ?? '';
+    const firstResult = (id: string) => /<tool_result id="([^"]+)"/.exec(answer(id))?.[1];
+    expect(firstResult('get-1')).toBe('read-2');
+    expect(firstResult('get-2')).toBe('read-3');
+  });
+
   it('replays a redaction tool registered under another name', async () => {
     const reason = 'Used the constants of file 0 already.';
     const steps = [
