@@ -119,6 +119,24 @@ describe('the recall index', () => {
     expect(hits.slice(0, 2)).toEqual([caroline, 'Caroline: I walk in the park every day, the park is big.']);
   });
 
+  it('knows the two people of a chat without labels by the names each calls the other', () => {
+    const chat = [
+      text('user', 'Hey Mel! How are you?'),
+      text('assistant', 'Hi Caroline! We took the kids to the park on Sunday.'),
+      text('user', 'Thanks, Mel! The park by the river is my favourite park, the park cafe too.'),
+      text('assistant', 'Bring coats, Caroline!'),
+    ];
+    const melanie = 'Hi Caroline! We took the kids to the park on Sunday.';
+    const caroline = 'Thanks, Mel! The park by the river is my favourite park, the park cafe too.';
+    const first = (messages: Message[], query: string) => search(new RecallIndex(), messages, query)[0];
+    // "Mel" is what Caroline calls her: Melanie is the assistant's side, though Caroline's turn says "park" more
+    expect(first(chat, 'What did Melanie do at the park?')).toBe(melanie);
+    expect(first(chat, 'What did Caroline say about the park?')).toBe(caroline);
+    // a name called once is no one's yet: the words alone decide
+    const once = [text('user', 'How are you?'), chat[1] as Message, chat[2] as Message, text('assistant', 'Coats!')];
+    expect(first(once, 'What did Melanie do at the park?')).toBe(caroline);
+  });
+
   it('holds exactly the messages before `through`, extending and shrinking as calls go', () => {
     const index = new RecallIndex();
     expect(search(index, history, 'orange blue', 3)).toEqual([]);
