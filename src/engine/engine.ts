@@ -164,10 +164,14 @@ export class CompressionEngine {
   /** Plans the fold a later call will need, when summaries are made ahead of time (see `FoldsAhead.consider`). */
   private async considerAhead(facts: CallFacts, point: CompressionPoint, projection: Projection, tokens: number) {
     const { ahead, assembly, services } = this.parts;
+    // in a chat the latest message's recall block leaves with the next user message: no later call carries it
+    const latest = facts.messages.findLastIndex((message) => message.role === 'user');
+    const items = point.recalls.get(latest);
+    const leaving = facts.sites.length === 0 && items ? assembly.blockTokens(facts, latest, items) : 0;
     await ahead?.consider(facts, {
       point,
       projection,
-      tokens,
+      tokens: tokens - leaving,
       stateTokens: assembly.stateTokens(point.state),
       maskable: () => freedUnderPressure(services, facts, point, projection),
     });

@@ -3,6 +3,7 @@ import type { CompressionPoint } from '../call/compression-point.js';
 import type { PromiseBreak } from '../call/stage.js';
 import { canonicalJson } from '../counting/canonical-json.js';
 import type { StateRecord } from '../persistence/state-records.js';
+import { recallCap } from '../recall/choose-recall.js';
 import type { SessionState } from '../session-state/session-state.js';
 import { findPairingProblems } from '../transcript/tool-pairs.js';
 import type { Message } from '../transcript/transcript.js';
@@ -138,10 +139,11 @@ export class CallPromises {
     for (const [at, items] of next.recalls) {
       if (at < next.coveredCount || current.recalls.get(at) === items || items.length === 0) continue;
       const tokens = blockTokens(at, items);
-      if (tokens > facts.limits.maxRecallTokens) {
+      const cap = recallCap(facts, at);
+      if (tokens > cap) {
         return {
           promise: 'recall-over-cap',
-          detail: `a recall block of ${tokens} tokens before message ${at}, over its cap of ${facts.limits.maxRecallTokens}`,
+          detail: `a recall block of ${tokens} tokens before message ${at}, over its cap of ${cap}`,
         };
       }
       if (tokens > 0 && this.tookOut(blockIdentity(at, facts.prefixHashes, items))) {

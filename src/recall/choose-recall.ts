@@ -11,6 +11,19 @@ import { renderRecallEntry } from './render-recall.js';
 const ENTRY_OVERHEAD_TOKENS = 10;
 /** A question mark of any script: Latin, fullwidth (CJK), Arabic. */
 const QUESTION_MARK = /[?？؟]/;
+/** How many times the recall share a question in a chat may take, within the room below the threshold. */
+export const QUESTION_RECALL_FACTOR = 2;
+
+/**
+ * The cap of the recall block for the user message at `at`: `maxRecallTokens`, or `QUESTION_RECALL_FACTOR` times it
+ * for a question in a conversation between people (no tool calls), whose best matches are what it asks about.
+ */
+export function recallCap(facts: Pick<CallFacts, 'messages' | 'sites' | 'limits'>, at: number): number {
+  const message = facts.messages[at];
+  const question = message !== undefined && facts.sites.length === 0 && QUESTION_MARK.test(messageText(message));
+  return question ? QUESTION_RECALL_FACTOR * facts.limits.maxRecallTokens : facts.limits.maxRecallTokens;
+}
+
 /** Hits looked at, best first, before the choice stops. */
 const MAX_HITS = 60;
 

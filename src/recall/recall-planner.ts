@@ -6,7 +6,7 @@ import type { MessageMeter } from '../counting/message-meter.js';
 import type { EmbeddingCache } from '../embeddings/embedder.js';
 import type { EmbedderError } from '../errors.js';
 import type { CompressionDecision } from '../reports/decisions.js';
-import { chooseRecall } from './choose-recall.js';
+import { chooseRecall, recallCap } from './choose-recall.js';
 import { type RecallBlock, RecallBlocks } from './recall-blocks.js';
 import { MessageChunks, redactedMessages } from './recall-chunks.js';
 import { RecallIndex } from './recall-index.js';
@@ -99,7 +99,8 @@ export class RecallPlanner {
     // a prompt below the compression threshold stays below it: a block that took it over would be folded away by the
     // next call from the stored point (a tool step, a retry, another instance), a rewrite of the prompt nobody asked for
     const ceiling = tokens <= limits.compressAt ? limits.compressAt : limits.hardLimit;
-    const room = Math.min(limits.maxRecallTokens, ceiling - tokens) - RECALL_PAIR_TOKENS;
+    const latest = facts.messages.findLastIndex((message) => message.role === 'user');
+    const room = Math.min(recallCap(facts, latest), ceiling - tokens) - RECALL_PAIR_TOKENS;
     const choice = await chooseRecall({
       facts,
       point,

@@ -21,6 +21,8 @@ import {
   SummarizerError,
   type TokenCounter,
 } from '../../src/index.js';
+import { QUESTION_RECALL_FACTOR } from '../../src/recall/choose-recall.js';
+import { partText } from '../../src/transcript/transcript.js';
 import type { PromptKind } from './prompt-kinds.js';
 import { budgetOf } from './turns.js';
 
@@ -293,12 +295,18 @@ export class ConversationChecker<P> {
         add('state-over-cap', `state of ${tokens} tokens, cap ${cap} (budget ${this.budget})`);
       this.statesSent.add(text);
     }
+    // a question in a conversation without tool calls may take twice the share (its room below the threshold)
+    const chat = !caller.messages.some((message) =>
+      message.parts.some((part) => part.type === 'tool-call' || part.type === 'tool-result'),
+    );
     for (const recall of freshUsers.filter((message) => firstText(message).startsWith('<recalled_messages>\n'))) {
       const text = firstText(recall);
       if (occurrences(text, '<recalled_messages>') !== 1 || occurrences(text, '</recalled_messages>') !== 1)
         add('markup-forgeable', 'a recall block with more than one tag pair');
       const tokens = this.meter.countText(text);
-      const cap = Math.floor(this.kept(limits.recallShare));
+      const asked = sent.messages[sent.messages.indexOf(recall) + 2];
+      const question = chat && asked !== undefined && /[?？؟]/.test(asked.parts.map(partText).join('\n'));
+      const cap = Math.floor(this.kept(limits.recallShare) * (question ? QUESTION_RECALL_FACTOR : 1));
       if (tokens > cap) add('recall-over-cap', `recall block of ${tokens} tokens, cap ${cap}`);
     }
     if (limits.failingSummarizer && sentJson.some((json) => json.includes(SUMMARIZER_FAILURE)))
