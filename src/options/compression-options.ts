@@ -226,7 +226,10 @@ const redactionShape = {
 const RedactionOptionsSchema: StrictObject<typeof redactionShape> = z.strictObject(redactionShape);
 
 const recallShape = {
-  /** Share of the budget the recall block made for one user message may take. @default 0.1 */
+  /**
+   * Share of the budget the recall block made for one user message may take; a question in a conversation without
+   * tool calls may take twice it while the prompt stays below `compressAt`. @default 0.1
+   */
   budgetShare: share().default(DEFAULT_RECALL_SHARE),
 };
 
