@@ -31,3 +31,16 @@ export function resultText(prompt: LanguageModelV4Prompt, toolCallId: string): s
   }
   return undefined;
 }
+
+/**
+ * One of `count` look-alike modules: it imports from two others and defines five functions named after itself
+ * (`lumen_amber_<index>_<k>`), so every read of a module shares its words with the others; `notes` lines of comments
+ * make it longer.
+ */
+export const lookAlikeModule = (index: number, count: number, notes = 0) =>
+  [
+    `import { lumen_amber_${(index % count) + 1}_1 } from './module_${(index % count) + 1}';`,
+    `import { lumen_amber_${((index + 5) % count) + 1}_2 } from './module_${((index + 5) % count) + 1}';`,
+    ...Array.from({ length: 5 }, (_, k) => `export function lumen_amber_${index}_${k + 1}() { return module(${k}); }`),
+    ...Array.from({ length: notes }, (_, line) => `// ${'review notes for this module '.repeat(3)}${line}`),
+  ].join('\n');

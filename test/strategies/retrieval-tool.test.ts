@@ -11,6 +11,7 @@ import { toolDefinitions } from '../../adapters/langchain/to-transcript.js';
 import { findOwnTools } from '../../src/strategies/own-tools.js';
 import { renderRetrievalAnswer, retrievalAnswer } from '../../src/strategies/retrieval-tool.js';
 import type { Message } from '../../src/transcript/transcript.js';
+import { lookAlikeModule } from '../helpers/file-reads.js';
 import { textResult } from '../helpers/mock-model.js';
 
 const call = (id: string, name: string, args: unknown): Message => ({
@@ -88,15 +89,7 @@ describe('retrieval tool options and queries', () => {
 
   it('finds first the result that holds what the query names: a path, a file name, an identifier', () => {
     // twenty reads of look-alike modules, each importing from others: their words are all shared
-    const module = (index: number) =>
-      [
-        `import { lumen_amber_${(index % 20) + 1}_1 } from './module_${(index % 20) + 1}';`,
-        `import { lumen_amber_${((index + 5) % 20) + 1}_2 } from './module_${((index + 5) % 20) + 1}';`,
-        ...Array.from(
-          { length: 5 },
-          (_, k) => `export function lumen_amber_${index}_${k + 1}() { return module(${k}); }`,
-        ),
-      ].join('\n');
+    const module = (index: number) => lookAlikeModule(index, 20);
     const reads: Message[] = [
       { role: 'user', parts: [{ type: 'text', text: 'Review the modules.' }] },
       ...Array.from({ length: 20 }, (_, index) => [

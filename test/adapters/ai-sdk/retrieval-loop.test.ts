@@ -9,7 +9,7 @@ import {
   retrievalTool,
   withContextCompression,
 } from '../../../adapters/ai-sdk/index.js';
-import { fileContent, READS, resultText } from '../../helpers/file-reads.js';
+import { fileContent, lookAlikeModule, READS, resultText } from '../../helpers/file-reads.js';
 import { textResult } from '../../helpers/mock-model.js';
 
 const readFile = tool({
@@ -71,16 +71,7 @@ describe('the retrieval tool in a multi-step AI SDK tool loop', () => {
 
   it('finds by a query the result of the path or identifier the model names, after a fold hid them', async () => {
     // look-alike modules: each imports from others, so their words are all shared
-    const moduleText = (index: number) =>
-      [
-        `import { lumen_amber_${(index % 12) + 1}_1 } from './module_${(index % 12) + 1}';`,
-        `import { lumen_amber_${((index + 5) % 12) + 1}_2 } from './module_${((index + 5) % 12) + 1}';`,
-        ...Array.from(
-          { length: 5 },
-          (_, k) => `export function lumen_amber_${index}_${k + 1}() { return module(${k}); }`,
-        ),
-        ...Array.from({ length: 30 }, (_, line) => `// ${'review notes for this module '.repeat(3)}${line}`),
-      ].join('\n');
+    const moduleText = (index: number) => lookAlikeModule(index, 12, 30);
     const readModule = tool({
       description: 'Reads a file',
       inputSchema: z.object({ path: z.string() }),
