@@ -19,9 +19,24 @@ export const QUESTION_RECALL_FACTOR = 2;
  * for a question in a conversation between people (no tool calls), whose best matches are what it asks about.
  */
 export function recallCap(facts: Pick<CallFacts, 'messages' | 'sites' | 'limits'>, at: number): number {
+  const factor = chatQuestion(facts, at) ? QUESTION_RECALL_FACTOR : 1;
+  return factor * facts.limits.maxRecallTokens;
+}
+
+/** Whether the message at `at` is a question in a conversation between people (no tool results in the history). */
+function chatQuestion(facts: Pick<CallFacts, 'messages' | 'sites'>, at: number): boolean {
   const message = facts.messages[at];
-  const question = message !== undefined && facts.sites.length === 0 && QUESTION_MARK.test(messageText(message));
-  return question ? QUESTION_RECALL_FACTOR * facts.limits.maxRecallTokens : facts.limits.maxRecallTokens;
+  return message !== undefined && facts.sites.length === 0 && QUESTION_MARK.test(messageText(message));
+}
+
+/** The messages before `at` whose tool results the point masks (and the model did not redact). */
+function maskedBefore(facts: CallFacts, point: CompressionPoint, at: number): Set<number> {
+  const masked = new Set<number>();
+  for (const key of point.masked) {
+    const site = facts.siteByKey.get(key);
+    if (site && site.messageIndex < at && !facts.redactions.has(key)) masked.add(site.messageIndex);
+  }
+  return masked;
 }
 
 /** Hits looked at, best first, before the choice stops. */
@@ -58,11 +73,7 @@ export async function chooseRecall({
 }): Promise<{ at: number; items: string[] } | undefined> {
   const at = facts.messages.findLastIndex((message) => message.role === 'user');
   if (at < point.coveredCount || point.recalls.has(at)) return undefined;
-  const maskedMessages = new Set<number>();
-  for (const key of point.masked) {
-    const site = facts.siteByKey.get(key);
-    if (site && site.messageIndex < at && !facts.redactions.has(key)) maskedMessages.add(site.messageIndex);
-  }
+  const maskedMessages = maskedBefore(facts, point, at);
   if (point.coveredCount === 0 && maskedMessages.size === 0) return undefined;
   const shown = new Set<string>();
   for (const [where, items] of point.recalls) if (where >= point.coveredCount) for (const id of items) shown.add(id);
@@ -79,7 +90,7 @@ export async function chooseRecall({
   // Anything else, and any message where the assistant acts with tools (its view is dense with the work at hand, and
   // a block stays for the whole tool loop), recalls only what matches its own words better than the best match the
   // model can already read: a reference to something that left the prompt, not a remark on what is in view.
-  const asked = facts.sites.length === 0 && QUESTION_MARK.test(query);
+  const asked = chatQuestion(facts, at);
   const hits = await rank({
     conversation: facts.conversationKey,
     messages: facts.messages,

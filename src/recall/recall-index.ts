@@ -3,10 +3,10 @@ import MiniSearch from 'minisearch';
 import { stemmer } from 'stemmer';
 import { eng } from 'stopword';
 import { exactRanking } from '../signals/exact-terms.js';
-import { SPEAKER_LABEL } from '../summarizers/fact-signals.js';
 import type { Message } from '../transcript/transcript.js';
 import { MessageChunks, type RecallChunk } from './recall-chunks.js';
 import { type RecallHit, reciprocalRankFusion } from './recall-fusion.js';
+import { ChatSpeakers } from './recall-speakers.js';
 
 /** A chunk as indexed: its text, and the end of the message before it (what it answers or follows: its context). */
 interface Document {
@@ -53,15 +53,8 @@ interface Indexed {
    * second hop first needs them, through the first `through` indexed messages (see `termCounts`).
    */
   readonly df: { readonly counts: Map<string, number>; through: number };
-  /** The name each indexed message starts with as its speaker's label (`Caroline: ...`), if any. */
-  readonly speakers: (string | undefined)[];
-  /** Each indexed message's role. */
-  readonly roles: Message['role'][];
-  /**
-   * The names the messages of each role call someone by (`Thanks, Caroline!`, `Hey Mel`), counted: in a chat between
-   * two people without labels, the name one side calls the other most is the other's (see `roleNames`).
-   */
-  readonly addressed: Map<Message['role'], Map<string, number>>;
+  /** Who speaks in the indexed messages, for a question about someone by name. */
+  readonly speakers: ChatSpeakers;
 }
 
 /** Most chunks all the indexes of an engine hold together (a chunk is at most 1,200 characters). */
@@ -160,17 +153,8 @@ export class RecallIndex {
       rankings.push(hitsOf(second));
     }
     // a question about someone by name: each ranking again with only that person's turns, fused with the rest
-    const named = namedSpeakers(indexed, text);
-    if (named.size > 0)
-      for (const hits of [...rankings])
-        rankings.push(hits.filter(({ chunk }) => named.has(indexed.speakers[chunk.message] as string)));
-    else {
-      // a chat without labels: the person a question names, by the name the other side calls them
-      const role = namedRole(indexed, text);
-      if (role)
-        for (const hits of [...rankings])
-          rankings.push(hits.filter(({ chunk }) => indexed.roles[chunk.message] === role));
-    }
+    const named = indexed.speakers.named(text);
+    if (named) for (const hits of [...rankings]) rankings.push(hits.filter(({ chunk }) => named(chunk.message)));
     return rankings.length === 1 ? first : reciprocalRankFusion(rankings);
   }
 
@@ -213,9 +197,7 @@ export class RecallIndex {
         ids: [],
         hashes: [prefixHashes[0] as number],
         df: { counts: new Map(), through: 0 },
-        speakers: [],
-        roles: [],
-        addressed: new Map(),
+        speakers: new ChatSpeakers(),
       };
       this.conversations.set(conversation, indexed);
     }
@@ -227,9 +209,7 @@ export class RecallIndex {
       const context = before.slice(-CONTEXT_CHARS);
       for (const chunk of chunks) indexed.chunks.set(chunk.id, chunk);
       indexed.ids.push(chunks.map((chunk) => chunk.id));
-      indexed.speakers.push(speakerOf(messages[index] as Message));
-      indexed.roles.push((messages[index] as Message).role);
-      countAddressed(indexed, messages[index] as Message);
+      indexed.speakers.add(messages[index] as Message);
       indexed.hashes.push(prefixHashes[index + 1] as number);
       for (const chunk of chunks) added.push({ id: chunk.id, text: chunk.text, context });
     }
@@ -266,95 +246,6 @@ function namedFirst(lexical: readonly RecallHit[], exact: readonly RecallHit[]):
   return lexical
     .map((hit) => ({ chunk: hit.chunk, score: hit.score + (bonus.get(hit.chunk.id) ?? 0) }))
     .sort((a, b) => b.score - a.score || a.chunk.message - b.chunk.message);
-}
-
-/** The name a message starts with as its speaker's label (`Caroline: ...`), read from its first text part. */
-function speakerOf(message: Message): string | undefined {
-  const first = message.parts[0];
-  return first?.type === 'text' ? SPEAKER_LABEL.exec(first.text.slice(0, 100))?.[1] : undefined;
-}
-
-/**
- * The speakers a query names: labels of indexed messages (`Melanie: ...`) whose first word is a word of the query, a
- * possessive too ("Melanie's"). In a chat between named people most questions are about one of them, and the turns
- * that answer one are mostly that person's own: "Would Melanie rather visit a national park or a theme park?" is
- * answered by what Melanie said of her camping trips, not by Caroline's mentions of parks. On the fixture
- * conversations: evidence retained 63.6% -> 65.7% (25% window) and 72.8% -> 74.5% (50%), multi-hop questions
- * 16.9% -> 21.1% and 28.2% -> 34.5%, at the same cost. Chats without such labels are ranked as before.
- */
-function namedSpeakers(indexed: Indexed, query: string): Set<string> {
-  // the asker's own label ("Alice: when is the deadline?") names no one
-  const asked = query.replace(SPEAKER_LABEL, '');
-  const words = new Set((asked.match(/[\p{L}\p{N}'’-]+/gu) ?? []).map((word) => word.replace(/['’]s$/u, '')));
-  // a label counts once it starts two messages: a lone "Note: ..." names no one
-  const seen = new Set<string>();
-  const named = new Set<string>();
-  for (const speaker of indexed.speakers) {
-    if (speaker === undefined || named.has(speaker)) continue;
-    if (seen.has(speaker) && words.has(speaker.split(' ')[0] as string)) named.add(speaker);
-    seen.add(speaker);
-  }
-  return named;
-}
-
-/** A name someone is called by: after a greeting or thanks at a message's start, or set off by a comma at its end. */
-const GREETINGS = [
-  'hey',
-  'hi',
-  'hello',
-  'thanks',
-  'thank you',
-  'congrats',
-  'congratulations',
-  'wow',
-  'oh',
-  'aw',
-  'yes',
-  'yeah',
-  'sure',
-  'good morning',
-  'good evening',
-]
-  .map((word) => `[${word.charAt(0).toUpperCase()}${word.charAt(0)}]${word.slice(1)}`)
-  .join('|');
-const ADDRESS = new RegExp(`^(?:${GREETINGS}),? ([A-Z][a-z]{2,})\\b|, ([A-Z][a-z]{2,})[!.?]*\\s*$`, 'gm');
-/** Fewest times a side must call the other by a name for it to be theirs. */
-const MIN_ADDRESSED = 2;
-
-/** Counts the names a message calls someone by, for its role (a chat without speaker labels only). */
-function countAddressed(indexed: Indexed, message: Message): void {
-  if (message.role !== 'user' && message.role !== 'assistant') return;
-  const text = message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
-  if (SPEAKER_LABEL.test(text.slice(0, 100))) return;
-  const counts = indexed.addressed.get(message.role) ?? new Map<string, number>();
-  for (const match of text.slice(0, 2_000).matchAll(ADDRESS)) {
-    const name = match[1] ?? match[2];
-    if (name) counts.set(name, (counts.get(name) ?? 0) + 1);
-  }
-  indexed.addressed.set(message.role, counts);
-}
-
-/**
- * The role a question names in a chat between two people whose messages carry no labels: each side is known by the
- * name the other calls it most (at least twice, and not the name it calls the other). Undefined when the question
- * names neither, or both.
- */
-function namedRole(indexed: Indexed, query: string): Message['role'] | undefined {
-  const top = (role: Message['role']) =>
-    [...(indexed.addressed.get(role) ?? [])].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0];
-  const byUser = top('user');
-  const byAssistant = top('assistant');
-  const names: [Message['role'], string | undefined][] = [
-    ['assistant', byUser && byUser[1] >= MIN_ADDRESSED ? byUser[0] : undefined],
-    ['user', byAssistant && byAssistant[1] >= MIN_ADDRESSED ? byAssistant[0] : undefined],
-  ];
-  const words = (query.match(/[\p{L}'’-]+/gu) ?? []).map((word) => word.replace(/['’]s$/u, ''));
-  // a short form names the same person: "Mel" for "Melanie"
-  const calls = (name: string | undefined) =>
-    name !== undefined && words.some((word) => word === name || (/^\p{Lu}/u.test(word) && word.startsWith(name)));
-  const named = names.filter(([, name]) => calls(name));
-  if (named.length !== 1 || names[0]?.[1] === names[1]?.[1]) return undefined;
-  return named[0]?.[0];
 }
 
 const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];

@@ -1,8 +1,8 @@
 import type { MessageMeter } from '../counting/message-meter.js';
 import { DEFAULT_STATE_ACKNOWLEDGEMENT } from '../options/prompts.js';
 import { keepMostImportant } from './entry-priority.js';
-import { fitToolCalls, TOOL_CALLS_SHARE_OF_STATE } from './folded-calls.js';
-import { FILES_SHARE_OF_STATE, fitFiles } from './folded-files.js';
+import { fitNewest, TOOL_CALLS_SHARE_OF_STATE } from './folded-calls.js';
+import { FILES_SHARE_OF_STATE } from './folded-files.js';
 import { escapeJsonForTag, sessionStateMessages } from './render-session-state.js';
 import type { SessionState } from './session-state.js';
 import { fitTimeline, TIMELINE_SHARE_OF_STATE } from './timeline.js';
@@ -35,9 +35,9 @@ export function fitState(
   // the timeline is shortened and merged within its share, never dropped: every folded span stays named
   let timeline = state.timeline && fitTimeline(state.timeline, TIMELINE_SHARE_OF_STATE * maxTokens, meter);
   // the folded calls keep the newest within their share: an older one is still found by a query of the retrieval tool
-  let toolCalls = state.toolCalls && fitToolCalls(state.toolCalls, TOOL_CALLS_SHARE_OF_STATE * maxTokens, meter);
+  let toolCalls = state.toolCalls && fitNewest(state.toolCalls, TOOL_CALLS_SHARE_OF_STATE * maxTokens, meter);
   // the folded files keep the newest within their share
-  let files = state.files && fitFiles(state.files, FILES_SHARE_OF_STATE * maxTokens, meter);
+  let files = state.files && fitNewest(state.files, FILES_SHARE_OF_STATE * maxTokens, meter);
   let salience = [...(state.salience ?? [])];
   while (salience.length > 0 && escapedTokens(salience) > SALIENCE_SHARE_OF_STATE * maxTokens) {
     salience = keepMostImportant(salience, salience.length - 1);
@@ -87,11 +87,11 @@ export function fitState(
     );
     tokens = measure(current());
     if (tokens > maxTokens && toolCalls && toolCalls.length > 0) {
-      toolCalls = fitToolCalls(toolCalls, Math.max(0, escapedTokens(toolCalls) - (tokens - maxTokens)), meter);
+      toolCalls = fitNewest(toolCalls, Math.max(0, escapedTokens(toolCalls) - (tokens - maxTokens)), meter);
       tokens = measure(current());
     }
     if (tokens > maxTokens && files && files.length > 0) {
-      files = fitFiles(files, Math.max(0, escapedTokens(files) - (tokens - maxTokens)), meter);
+      files = fitNewest(files, Math.max(0, escapedTokens(files) - (tokens - maxTokens)), meter);
       tokens = measure(current());
     }
     if (tokens > maxTokens && timeline && timeline.length > 1) {

@@ -53,8 +53,11 @@ export function withoutEngineFields(state: SessionState): SessionState {
   return rest;
 }
 
-/** The newest entries of a list of folded calls whose escaped JSON fits `maxTokens`: the oldest go first. */
-export function fitToolCalls(entries: readonly string[], maxTokens: number, meter: MessageMeter): string[] {
+/**
+ * The newest entries of an engine-kept list (folded calls, folded files) whose escaped JSON fits `maxTokens`: the
+ * oldest go first.
+ */
+export function fitNewest(entries: readonly string[], maxTokens: number, meter: MessageMeter): string[] {
   // measured as rendered: escaped, one entry per line
   const tokens = (list: readonly string[]) => meter.countText(escapeJsonForTag(JSON.stringify(list, null, 1)));
   let kept = [...entries];

@@ -1,6 +1,4 @@
-import type { MessageMeter } from '../counting/message-meter.js';
 import type { Message } from '../transcript/transcript.js';
-import { escapeJsonForTag } from './render-session-state.js';
 
 /** Largest share of the state's bound that the list of folded files may take. */
 export const FILES_SHARE_OF_STATE = 0.1;
@@ -29,12 +27,4 @@ export function foldedFileEntries(span: readonly Message[], from: number): strin
 export function nextFiles(previous: readonly string[] | undefined, span: readonly Message[], from: number) {
   const list = [...(previous ?? []), ...foldedFileEntries(span, from)];
   return list.length > 0 ? list : undefined;
-}
-
-/** The newest entries of a list of folded files whose escaped JSON fits `maxTokens`: the oldest go first. */
-export function fitFiles(entries: readonly string[], maxTokens: number, meter: MessageMeter): string[] {
-  const tokens = (list: readonly string[]) => meter.countText(escapeJsonForTag(JSON.stringify(list, null, 1)));
-  let kept = [...entries];
-  while (kept.length > 0 && tokens(kept) > maxTokens) kept = kept.slice(1);
-  return kept;
 }

@@ -2,7 +2,7 @@ import MiniSearch from 'minisearch';
 import { z } from 'zod';
 import { MIN_RETRIEVAL_PAGE_CHARS, type RetrievalToolOptionsSchema } from '../options/tool-options.js';
 import { exactRanking } from '../signals/exact-terms.js';
-import type { Message } from '../transcript/transcript.js';
+import { type Message, stableStringify } from '../transcript/transcript.js';
 
 /** Name the retrieval tool is registered under when the caller does not pick one. */
 export const DEFAULT_RETRIEVAL_TOOL_NAME = 'retrieve_tool_results';
@@ -106,22 +106,13 @@ function resultsById(messages: readonly Message[]): Map<string, FoundResult> {
   const results = new Map<string, FoundResult>();
   for (const message of messages) {
     for (const part of message.parts) {
-      if (part.type === 'tool-call') args.set(part.id, argumentsText(part.args));
+      if (part.type === 'tool-call') args.set(part.id, stableStringify(part.args));
       if (part.type === 'tool-result') {
         results.set(part.callId, { name: part.name, args: args.get(part.callId) ?? '', output: part.output });
       }
     }
   }
   return results;
-}
-
-function argumentsText(args: unknown): string {
-  if (typeof args === 'string') return args;
-  try {
-    return JSON.stringify(args) ?? '';
-  } catch {
-    return '';
-  }
 }
 
 /**

@@ -8,7 +8,8 @@ import { withContextCompression as withLangChainCompression } from '../../adapte
 import { MessageMeter } from '../../src/counting/message-meter.js';
 import { approximateCounter } from '../../src/counting/token-counter.js';
 import { fitState } from '../../src/session-state/fit-state.js';
-import { fitFiles, foldedFileEntries, nextFiles } from '../../src/session-state/folded-files.js';
+import { fitNewest } from '../../src/session-state/folded-calls.js';
+import { foldedFileEntries, nextFiles } from '../../src/session-state/folded-files.js';
 import { renderSessionState } from '../../src/session-state/render-session-state.js';
 import { EMPTY_SESSION_STATE, SummarizerOutputSchema } from '../../src/session-state/session-state.js';
 import type { Message } from '../../src/transcript/transcript.js';
@@ -45,7 +46,7 @@ describe('folded files', () => {
 
   it('keeps the newest entries within their share, and the state renders them', () => {
     const files = Array.from({ length: 50 }, (_, index) => `#${index + 1} user: image/png "p${index}.png"`);
-    const fitted = fitFiles(files, 100, meter);
+    const fitted = fitNewest(files, 100, meter);
     expect(fitted.length).toBeLessThan(50);
     expect(fitted.at(-1)).toBe(files.at(-1));
     const state = fitState({ ...EMPTY_SESSION_STATE, files, logos: ['user: a'] }, 300, meter);
