@@ -22,6 +22,8 @@ export interface CallFacts {
   /** Namespace, anchor, system prompt and tools: the key of per-conversation memory of this engine instance. */
   readonly conversationKey: string;
   readonly system: readonly Message[];
+  /** The awareness block, last of `system`, when it is on (see `withoutAwareness`). */
+  readonly awareness?: Message | undefined;
   /**
    * The history as the engine works on it: messages equal to those of the previous call of this conversation are the
    * previous call's objects (see `HistoryMemory`), so memos keyed by message hit.

@@ -44,6 +44,7 @@ export class CallReader {
       limits,
       scope: [this.resolved.namespace, namespace ?? ''],
       system: awareness ? [...transcript.system, awareness] : [...transcript.system],
+      awareness,
       masking: settings.masking,
       redaction: settings.redaction,
       redactionToolName: settings.redactionToolName,

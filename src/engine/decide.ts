@@ -12,6 +12,7 @@ import { recallForLatest, reviewRecallBlocks } from '../recall/recall-stages.js'
 import type { DecideStage, StageCall, StageServices } from '../stages/decide-call.js';
 import type { DecideEffect } from '../stages/effects.js';
 import { cacheEconomics } from '../strategies/cache-economics.js';
+import { withoutAwareness } from './read-call.js';
 import { type PointMeasure, type RunEffect, runStages } from './run-stages.js';
 
 /**
@@ -59,6 +60,7 @@ export async function decide(
     startProjection,
     force,
     tokensBefore,
+    aware = true,
     provisional,
     check,
     unsettled,
@@ -69,6 +71,8 @@ export async function decide(
     force: boolean;
     /** Tokens of the prompt at the starting point. */
     tokensBefore: number;
+    /** An earlier call changed the conversation's prompt: the awareness block is in it (see `withoutAwareness`). */
+    aware?: boolean;
     /** The drop an earlier call made because its summarizer failed, from the stored record. */
     provisional?: ProvisionalDrop | undefined;
     /** The promise a plan would break (see `CallPromises`): such a plan is left out. */
@@ -88,6 +92,11 @@ export async function decide(
       services.cachePricing,
       facts,
       services.summaryPricing && { ...services.summaryPricing, startsAt: start.coveredCount },
+      {
+        callsToThreshold:
+          (facts.limits.compressAt - tokensBefore) / Math.max(1, startProjection.layout.growthPerCall()),
+        unshown: aware || !facts.awareness ? 0 : facts.fixedTokens - withoutAwareness(facts).fixedTokens,
+      },
     ),
     provisional,
   };

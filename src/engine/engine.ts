@@ -2,11 +2,12 @@ import type { CallFacts } from '../call/call-facts.js';
 import type { CompressionPoint } from '../call/compression-point.js';
 import type { Projection } from '../call/projection.js';
 import { announces } from '../call/stage.js';
-import type { MessageMeter } from '../counting/message-meter.js';
+import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js';
 import type { ProviderOverflowError } from '../errors.js';
 import { freedUnderPressure } from '../masking/masking-stage.js';
 import type { CompressionOptions } from '../options/options.js';
 import type { CallReport } from '../reports/events.js';
+import type { Message } from '../transcript/transcript.js';
 import { withRejection } from './call-report.js';
 import { startOf } from './call-start.js';
 import type { CompressInput, CompressOutput } from './compress-call.js';
@@ -15,6 +16,7 @@ import { type EngineParts, engineParts } from './engine-parts.js';
 import { refitDecision } from './fitted-record.js';
 import { pairedInput } from './input-checks.js';
 import type { ProviderRejection } from './model-limits.js';
+import { withoutAwareness } from './read-call.js';
 
 /** A call's outcome with the refit of its stored state reported, when it had one. */
 function withRefit(decided: Decided, facts: CallFacts, refitted: boolean): Decided {
@@ -99,7 +101,11 @@ export class CompressionEngine {
     this.parts.ahead?.paced(facts);
     const loaded = await records.load(facts);
     const { found } = loaded;
-    const unchanged = loaded.stored || input.force ? undefined : this.parts.unchangedCalls.outputIfUnchanged(facts);
+    // the awareness block goes out once the conversation's prompt has changed: a record stored says it did
+    const unchanged =
+      loaded.stored || input.force
+        ? undefined
+        : this.parts.unchangedCalls.outputIfUnchanged(facts, found !== undefined);
     if (unchanged) return promises.sentAsItCame(facts, found, promises.promises(facts, found), unchanged);
     const choices = await records.recallChoices(facts, loaded.stored);
     const checks = promises.promises(facts, found, choices);
@@ -114,6 +120,7 @@ export class CompressionEngine {
           startProjection,
           force: input.force ?? false,
           tokensBefore,
+          aware: found !== undefined,
           provisional: stored?.provisional,
           check: (stage, current, next, plan) =>
             promises.rejected(
@@ -135,23 +142,28 @@ export class CompressionEngine {
 
     await records.save(facts, { start, decided, found, stored, sent: output.measures, blocks });
 
-    const estimatedTokens = assembly.total(projection, point);
+    // before the conversation's first change its prompt goes out as it came, without the awareness block
+    const aware = found !== undefined || !asItCame(facts, output.measures, this.meter);
+    const sent = aware ? facts : withoutAwareness(facts);
+    const unshown = facts.fixedTokens - sent.fixedTokens;
+    const estimatedTokens = assembly.total(projection, point) - unshown;
     // a call that did not fold may plan the fold a later call will need, summarized after this prompt went out; not
     // from a drop a failed or waiting summary forced: a later call starts from the point before it, as stored
     if (decided.messagesFolded === 0 && !decided.failure && lasting === point) {
-      await this.considerAhead(facts, point, projection, estimatedTokens);
+      // planned with the awareness block counted: the prompt of a later fold carries it
+      await this.considerAhead(facts, point, projection, estimatedTokens + unshown);
     }
     const { decisions, event, report } = reporter.changes({
-      facts,
+      facts: sent,
       decided,
       edits,
       sent: output.measures,
-      tokensBefore,
+      tokensBefore: tokensBefore - unshown,
       tokensAfter: estimatedTokens,
       reusedState: stored?.state !== undefined && decided.messagesFolded === 0,
     });
     return {
-      system: facts.system,
+      system: sent.system,
       messages: output.messages,
       estimatedTokens,
       decisions,
@@ -176,4 +188,12 @@ export class CompressionEngine {
       maskable: () => freedUnderPressure(services, facts, point, projection),
     });
   }
+}
+
+/** Whether the messages sent are the history as it came, message for message. */
+function asItCame(facts: CallFacts, sent: readonly MessageMeasure[], meter: MessageMeter): boolean {
+  return (
+    sent.length === facts.messages.length &&
+    sent.every((measure, index) => measure.hash === meter.hash(facts.messages[index] as Message))
+  );
 }

@@ -19,6 +19,8 @@ export interface ReadCallOptions {
   readonly scope: StoreScope;
   /** The caller's system messages followed by the awareness block. */
   readonly system: readonly Message[];
+  /** The awareness block, last of `system`, when it is on. */
+  readonly awareness?: Message | undefined;
   readonly masking: Required<MaskingOptions> | undefined;
   readonly redaction: RedactionRules | undefined;
   readonly redactionToolName: string;
@@ -90,6 +92,7 @@ export function readCall(transcript: Transcript, options: ReadCallOptions): Call
     anchor,
     conversationKey: conversation,
     system,
+    ...(options.awareness ? { awareness: options.awareness } : {}),
     messages,
     input,
     prefixHashes,
@@ -111,4 +114,25 @@ export function readCall(transcript: Transcript, options: ReadCallOptions): Call
     redactionToolName,
     retrievalToolName: own.retrieval,
   };
+}
+
+/**
+ * The call as sent without the awareness block: the block goes out from the first call whose prompt is not the history
+ * as it came (a fold, a mask, a drop, a recall block), and with every later call of the conversation; before that the
+ * caller's prompt goes out untouched. The facts themselves count the block (the threshold is crossed a block early);
+ * what a call reports and learns from is counted as it went out.
+ */
+export function withoutAwareness(facts: CallFacts): CallFacts {
+  const { awareness } = facts;
+  if (!awareness) return facts;
+  const index = facts.system.indexOf(awareness);
+  const measure = facts.fixedMeasures[index + 1];
+  if (index < 0 || !measure) return facts;
+  // the facts' other fields (some read lazily) are read through the prototype
+  return Object.create(facts, {
+    system: { value: facts.system.filter((_, at) => at !== index), enumerable: true },
+    fixedMeasures: { value: facts.fixedMeasures.filter((_, at) => at !== index + 1), enumerable: true },
+    fixedTokens: { value: facts.fixedTokens - measure.tokens, enumerable: true },
+    awareness: { value: undefined, enumerable: true },
+  }) as CallFacts;
 }

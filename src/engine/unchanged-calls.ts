@@ -4,6 +4,7 @@ import type { Boundary } from '../folding/semantic-triggers.js';
 import type { Message } from '../transcript/transcript.js';
 import type { CallReporter } from './call-report.js';
 import type { CompressOutput } from './compress-call.js';
+import { withoutAwareness } from './read-call.js';
 
 /**
  * Calls that send the history as it came, decided without counting all of it: nothing stored for the conversation
@@ -21,8 +22,11 @@ export class UnchangedCalls {
     private readonly boundaries: ((facts: CallFacts) => readonly Boundary[]) | undefined,
   ) {}
 
-  /** The output of a call no stage would change, or undefined when the proof fails: the stages decide. */
-  outputIfUnchanged(facts: CallFacts): CompressOutput | undefined {
+  /**
+   * The output of a call no stage would change, or undefined when the proof fails: the stages decide. `aware`: an
+   * earlier call of the conversation changed its prompt, and the awareness block goes out (see `withoutAwareness`).
+   */
+  outputIfUnchanged(facts: CallFacts, aware: boolean): CompressOutput | undefined {
     const { meter } = this;
     if (!meter.bounded || facts.sites.length > 0) return undefined;
     if (this.boundaries && this.boundaries(facts).length > 0) return undefined;
@@ -34,16 +38,17 @@ export class UnchangedCalls {
       total -= (bounds[index] as number) - meter.measure(messages[index] as Message).tokens;
     }
     if (total > limit) return undefined;
+    const sent = aware ? facts : withoutAwareness(facts);
     const measures = messages.map((message) => lazyMeasure(meter, message));
     let counted: number | undefined;
     const promptTokens = () => {
-      counted ??= messages.reduce((sum, message) => sum + meter.measure(message).tokens, facts.fixedTokens);
+      counted ??= messages.reduce((sum, message) => sum + meter.measure(message).tokens, sent.fixedTokens);
       return counted;
     };
-    const report = this.reporter.unchanged({ facts, sent: measures, promptTokens });
+    const report = this.reporter.unchanged({ facts: sent, sent: measures, promptTokens });
     deferredCounts.add(promptTokens);
     return {
-      system: facts.system,
+      system: sent.system,
       messages: [...facts.input],
       get estimatedTokens() {
         return promptTokens();

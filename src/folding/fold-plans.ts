@@ -317,7 +317,8 @@ export function weighFold(
   const prompt = layout.total(from, stateTokens);
   const freed = prompt - after;
   const summaryCost = economics.summaryCost({ from, folded, stateBefore: stateTokens, stateAfter, prompt });
-  return { freed, summaryCost, ...economics.weigh(freed, after - layout.fixedTokens, summaryCost) };
+  // a first change also writes the awareness block it adds
+  return { freed, summaryCost, ...economics.weigh(freed, after - layout.fixedTokens + economics.unshown, summaryCost) };
 }
 
 /** The quoted results for a decision's details: how many, and the first calls with the term quoted. */

@@ -133,8 +133,10 @@ function maskingStep(
 
 function weighStep({ projection, economics }: MaskingInput, step: MaskingStep): StepWeight {
   const viewTokens = projection.view.tokens;
-  let after = 0;
-  for (let index = step.firstMessageIndex; index < viewTokens.length; index++) after += viewTokens[index] as number;
+  // the conversation's first change rewrites the prompt from the awareness block it adds
+  const from = economics.unshown > 0 ? 0 : step.firstMessageIndex;
+  let after = economics.unshown;
+  for (let index = from; index < viewTokens.length; index++) after += viewTokens[index] as number;
   const rewritten = Math.max(0, after - step.freed);
   return { rewritten, ...economics.weigh(step.freed, rewritten) };
 }

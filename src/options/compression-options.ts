@@ -319,7 +319,11 @@ const compressionOptionsShape = {
   summarizeAhead: switchable(SummarizeAheadOptionsSchema).optional(),
   /** Separates stored states, e.g. per tenant; per-call options can add to it. @default '' */
   namespace: text().default(''),
-  /** Text appended to the system prompt on every call; empty: none. @default DEFAULT_AWARENESS_BLOCK */
+  /**
+   * Text that tells the model how its context is managed: after the system prompt from the first call whose prompt the
+   * middleware changed, on every call of the conversation from then on (before that the prompt goes out as it came);
+   * empty: none. @default DEFAULT_AWARENESS_BLOCK
+   */
   awarenessBlock: text().default(DEFAULT_AWARENESS_BLOCK),
   /** The assistant reply that follows the session state message. @default DEFAULT_STATE_ACKNOWLEDGEMENT */
   acknowledgement: nonEmptyText().default(DEFAULT_STATE_ACKNOWLEDGEMENT),

@@ -168,14 +168,30 @@ describe('engine counts system messages and tool definitions', () => {
     expect(out.estimatedTokens).toBe(DEFAULT_MESSAGE_OVERHEAD_TOKENS + 100);
   });
 
-  it('counts the awareness block as part of the system prompt', async () => {
+  it('counts the awareness block as part of the system prompt once it is sent, and not before', async () => {
     const aware = new CompressionEngine({
       contextWindow: 100_000,
       tokenCounter: approximateCounter(),
       awarenessBlock: 'a'.repeat(40),
     });
-    const out = await aware.compress({ transcript: base, modelId: 'm' });
-    expect(out.estimatedTokens).toBe(2 * DEFAULT_MESSAGE_OVERHEAD_TOKENS + 100 + 10);
+    const untouched = await aware.compress({ transcript: base, modelId: 'm' });
+    expect(untouched.system).toHaveLength(0);
+    expect(untouched.estimatedTokens).toBe(DEFAULT_MESSAGE_OVERHEAD_TOKENS + 100);
+    // a turn to fold: the changed prompt carries the block, counted with it
+    const turns: Transcript = {
+      ...base,
+      messages: [
+        ...messages,
+        { role: 'assistant', parts: [{ type: 'text', text: 'b'.repeat(400) }] },
+        { role: 'user', parts: [{ type: 'text', text: 'c'.repeat(40) }] },
+      ],
+    };
+    const folded = await aware.compress({ transcript: turns, modelId: 'm', force: true });
+    expect(folded.event?.messagesFolded).toBeGreaterThan(0);
+    expect(folded.system).toHaveLength(1);
+    const sent = [...folded.system, ...folded.messages];
+    const counted = sent.reduce((sum, message) => sum + aware.meter.measure(message).tokens, 0);
+    expect(folded.estimatedTokens).toBe(counted);
   });
 });
 

@@ -20,7 +20,7 @@ import {
 } from '../helpers/fixtures.js';
 
 describe('budget thresholds', () => {
-  it('under 70% sends the same message objects and appends only the awareness block to the system', async () => {
+  it('under 70% sends the same message objects and the system prompt as it came', async () => {
     const { run, summarize, events } = setup();
     const messages = chat(31);
     expect(inputTokens(messages)).toBeLessThan(0.7 * BUDGET);
@@ -28,9 +28,8 @@ describe('budget thresholds', () => {
     expect(out.messages).toHaveLength(messages.length);
     expectSameObjects(out.messages, messages);
     expect(out.system[0]).toBe(SYSTEM[0]);
-    expect(out.system).toHaveLength(2);
-    expect(out.system[1]).toMatchObject({ role: 'system', synthetic: 'awareness' });
-    expect(messageText(out.system[1] as Message)).toBe(DEFAULT_AWARENESS_BLOCK);
+    // the awareness block comes with the first change of the prompt
+    expect(out.system).toHaveLength(1);
     expect(out.event).toBeUndefined();
     expect(out.decisions).toEqual([]);
     expect(summarize).not.toHaveBeenCalled();
@@ -83,12 +82,16 @@ describe('budget thresholds', () => {
     expectSameObjects(real(out), messages.slice(event.messagesFolded));
   });
 
-  it('puts the state pair right after the system and keeps the system identical', async () => {
+  it('puts the state pair right after the system and keeps the system identical, the awareness block after it', async () => {
     const { run } = setup();
     const under = await run(chat(31));
     const over = await run(chat(45));
-    expect(over.system).toEqual(under.system);
-    expectSameObjects(over.system, under.system);
+    expect(over.system.slice(0, -1)).toEqual(under.system);
+    expectSameObjects(over.system.slice(0, -1), under.system);
+    expect(over.system.at(-1)).toMatchObject({ role: 'system', synthetic: 'awareness' });
+    expect(messageText(over.system.at(-1) as Message)).toBe(DEFAULT_AWARENESS_BLOCK);
+    const later = await run(chat(47));
+    expectSameObjects(later.system, over.system);
     const [state, ack] = over.messages as [Message, Message];
     expect(state).toMatchObject({ role: 'user', synthetic: 'session-state' });
     expect(messageText(state)).toMatch(/^<session_state>\n[\s\S]*\n<\/session_state>$/);

@@ -9,6 +9,7 @@ import { assistantTurns, fixturesDir, readSessions, toModelMessages } from '../.
 import { findPairingProblems } from '../../src/advanced.js';
 import { MessageMeter } from '../../src/counting/message-meter.js';
 import { tiktokenCounter } from '../../src/counting/tiktoken-counter.js';
+import { DEFAULT_AWARENESS_BLOCK } from '../../src/options/prompts.js';
 import { echoModel } from '../helpers/mock-model.js';
 
 const dir = fixturesDir();
@@ -87,6 +88,7 @@ describe.skipIf(!dir)('DESIGN.md invariants on every step of every fixture traje
         const model = withContextCompression(mock, { contextWindow, reserveOutputTokens, summarizer });
         const budget = contextWindow - reserveOutputTokens;
         let systemPrompt: string | undefined;
+        let awareShown = false;
         let compressions = 0;
         let folds = 0;
         for (const end of assistantTurns(messages)) {
@@ -95,9 +97,23 @@ describe.skipIf(!dir)('DESIGN.md invariants on every step of every fixture traje
           await generateText({ model, instructions, messages: history });
           const prompt = mock.doGenerateCalls.at(-1)?.prompt as LanguageModelV4Prompt;
           expect(JSON.stringify(history), 'caller messages are not mutated').toBe(frozen);
-          const system = JSON.stringify(prompt.filter((message) => message.role === 'system'));
+          // the caller's system prompt byte for byte; the awareness block after it from the first prompt that is
+          // not the history as it came, then on every call
+          const systemMessages = prompt.filter((message) => message.role === 'system');
+          const system = JSON.stringify(systemMessages[0]);
           systemPrompt ??= system;
           expect(system, 'system prompt byte-identical').toBe(systemPrompt);
+          const aware = systemMessages.length === 2 && systemMessages[1]?.content === DEFAULT_AWARENESS_BLOCK;
+          const changed =
+            prompt.length - systemMessages.length !== history.length ||
+            /cleared to save context|cut from the middle|left out, about \d+ tokens|<recalled_messages>/.test(
+              JSON.stringify(prompt),
+            );
+          expect(systemMessages.length, 'the caller’s system prompt, then at most the awareness block').toBe(
+            aware ? 2 : 1,
+          );
+          if (awareShown || changed) expect(aware, 'the awareness block from the first change on').toBe(true);
+          awareShown ||= aware;
           expect(prompt.findIndex((message) => message.role !== 'system')).toBe(
             prompt.filter((m) => m.role === 'system').length,
           );

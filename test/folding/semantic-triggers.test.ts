@@ -456,15 +456,25 @@ describe('semantic folds in the engine', () => {
   /** ~1500 tokens with the approximate counter. */
   const BIG = 'export function area(r: number) { return Math.PI * r * r; }\n'.repeat(100);
 
-  /** A finished subtask (explore, edit, test, pass) with big outputs, then the start of the next one. */
+  /** Six small reads that start the exploration: a run of 13 calls, so that a fold below a far threshold may pay. */
+  const survey = (): Message[] =>
+    ['index', 'config', 'money', 'locale', 'format', 'types'].flatMap((name, index) =>
+      read(`s${index}`, `src/billing/${name}.ts`, `export const ${name} = ${index};`),
+    );
+
+  /**
+   * A finished subtask (explore, edit, test, pass) with big outputs, then the start of the next one: 13 calls, the
+   * segment is messages 0-22.
+   */
   const session = (): Message[] => [
     user('Fix the rounding bug in src/billing/tax.ts, then look at the mailer.'),
+    ...survey(),
     ...read('r1', 'src/billing/tax.ts', BIG),
     ...read('r2', 'src/billing/rates.ts', BIG),
     ...bash('g1', 'grep -rn "round(" src/billing', BIG),
     ...edit('e1', 'src/billing/tax.ts'),
     ...bash('t1', 'pytest tests/test_tax.py', PASS),
-    ...read('r3', 'lib/mail/send.ts', 'export function send() {}'), // the boundary: messages 11-12
+    ...read('r3', 'lib/mail/send.ts', 'export function send() {}'), // the boundary: messages 23-24
     ...read('r4', 'lib/mail/queue.ts', 'export function queue() {}'), // the current step
   ];
 
@@ -481,13 +491,13 @@ describe('semantic folds in the engine', () => {
     const [decision] = out.decisions;
     expect(SEMANTIC_TRIGGERS).toContain(decision?.trigger);
     expect(decision?.trigger).toBe('subtask');
-    expect(decision?.scope).toEqual({ kind: 'messages', from: 0, to: 11 });
-    expect(decision?.details).toMatch(/folded the finished segment \(11 messages\), freeing about \d+ tokens/);
+    expect(decision?.scope).toEqual({ kind: 'messages', from: 0, to: 23 });
+    expect(decision?.details).toMatch(/folded the finished segment \(23 messages\), freeing about \d+ tokens/);
     // the summarizer saw exactly the folded segment
-    expect(summarize.mock.calls[0]?.[0].messages).toHaveLength(11);
+    expect(summarize.mock.calls[0]?.[0].messages).toHaveLength(23);
     expect(events).toHaveLength(1);
     expect(events[0]?.trigger).toBe('subtask');
-    expect(events[0]?.messagesFolded).toBe(11);
+    expect(events[0]?.messagesFolded).toBe(23);
     // [state pair] [pinned task] [kept messages from the boundary on]
     expect(out.messages.map((message) => message.synthetic)).toEqual([
       'session-state',
@@ -499,7 +509,7 @@ describe('semantic folds in the engine', () => {
       undefined,
     ]);
     expect(out.messages[2]).toBe(messages[0]);
-    expect(out.messages.slice(3)).toEqual(messages.slice(11));
+    expect(out.messages.slice(3)).toEqual(messages.slice(23));
     expect(findPairingProblems(out.messages)).toEqual([]);
     expect(messages).toEqual(copy);
   });
@@ -551,24 +561,27 @@ describe('semantic folds in the engine', () => {
         : message,
     );
 
+  // without a prompt cache (a rewrite costs nothing more) only minTokens decides
+  const uncached = { ...options, cachePricing: { read: 1, write: 1 } };
+
   it('does not fold a segment that frees less than minTokens (the default 2000)', async () => {
-    const { run, summarize } = setup({ ...options, triggers: { staleness: false } });
+    const { run, summarize } = setup({ ...uncached, triggers: { staleness: false } });
     const out = await run(shrunk(800));
     expect(summarize).not.toHaveBeenCalled();
     expect(out.decisions).toEqual([]);
   });
 
   it('a lower minTokens lets the same smaller segment fold', async () => {
-    const { run, summarize } = setup({ ...options, triggers: { staleness: false, semantic: { minTokens: 100 } } });
+    const { run, summarize } = setup({ ...uncached, triggers: { staleness: false, semantic: { minTokens: 100 } } });
     const out = await run(shrunk(800));
     expect(summarize).toHaveBeenCalledTimes(1);
     expect(out.decisions.map((decision) => decision.trigger)).toEqual(['subtask']);
   });
   /** The session whose finished segment found a constant in rates.ts, and a current step that quotes it or not. */
   const quoting = (quote: boolean): Message[] => [
-    ...session().slice(0, 3),
+    ...session().slice(0, 15),
     ...read('r2', 'src/billing/rates.ts', `${BIG}const ROUNDING_MODE_V2 = 'half-even';\n`),
-    ...session().slice(5, -2),
+    ...session().slice(17, -2),
     call('r4', 'read_file', { path: 'lib/mail/queue.ts' }, quote ? 'The mailer rounds like ROUNDING_MODE_V2 too?' : ''),
     result('r4', 'read_file', 'export function queue() {}'),
   ];
@@ -580,7 +593,7 @@ describe('semantic folds in the engine', () => {
     expect(out.decisions).toEqual([]);
     expect(out.deferred).toHaveLength(1);
     expect(out.deferred[0]?.trigger).toBe('subtask');
-    expect(out.deferred[0]?.scope).toEqual({ kind: 'messages', from: 0, to: 11 });
+    expect(out.deferred[0]?.scope).toEqual({ kind: 'messages', from: 0, to: 23 });
     expect(out.deferred[0]?.details).toMatch(
       /would free about \d+ tokens and pay for its cache rewrite, but waits: the work after it still quotes 1 of its results \(r2 \("ROUNDING_MODE_V2"\)\)/,
     );

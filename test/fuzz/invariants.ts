@@ -158,6 +158,10 @@ export class ConversationChecker<P> {
   /** What the checked prompts exercised: states, recall blocks, events by kind, errors by name. */
   readonly coverage = new Map<string, number>();
   private systemJson: string | undefined;
+  /** The awareness block went out with an earlier call: it stays in every later one. */
+  private awarenessShown = false;
+  /** An earlier call sent a prompt that was not the history as it came. */
+  private changedBefore = false;
   /** The session states sent so far (their text): one sent before may stay over a cap that moved. */
   private readonly statesSent = new Set<string>();
   private previous: { caller: string[]; sent: string[]; blocks: Set<string>; forced: boolean } | undefined;
@@ -270,14 +274,30 @@ export class ConversationChecker<P> {
       if (!callerJson.has(sentJson[index] as string))
         add('empty-message', `message ${index}: ${short(sentJson[index] ?? '')}`);
 
-    // the caller's system prompt, then the awareness block, byte for byte, the same on every call
+    // the caller's system prompt byte for byte, then the awareness block from the first prompt that is not the
+    // history as it came, on every call from then on
     const leading = kind.leadingSystem(call.sent);
     const system = JSON.stringify(kind.systemHead(call.sent));
     const expected = JSON.stringify(kind.expectedSystem(call.caller, limits.awareness));
-    if (system !== expected) add('system-changed', `expected ${short(expected, 300)}, got ${short(system, 300)}`);
-    if (this.systemJson !== undefined && system !== this.systemJson)
+    const bare = JSON.stringify(kind.expectedSystem(call.caller, ''));
+    const callerMessages = kind.messageJson(call.caller).slice(kind.leadingSystem(call.caller));
+    const sentMessages = sentJson.slice(leading);
+    const asItCame =
+      sentMessages.length === callerMessages.length &&
+      callerMessages.every((json, index) => sentMessages[index] === json);
+    if (system !== expected && system !== bare)
+      add('system-changed', `expected ${short(expected, 300)}, got ${short(system, 300)}`);
+    else if (system === bare && expected !== bare && !asItCame)
+      add('system-changed', 'a prompt that is not the history as it came, without the awareness block');
+    else if (system === bare && expected !== bare && this.awarenessShown)
+      add('system-unstable', 'the awareness block left the prompt');
+    else if (system !== bare && expected !== bare && asItCame && !this.awarenessShown && !this.changedBefore)
+      add('system-changed', 'the awareness block in a prompt sent as it came, before any change');
+    if (this.systemJson !== undefined && system !== this.systemJson && !(system === expected && !this.awarenessShown))
       add('system-unstable', 'the system prompt changed between calls');
-    this.systemJson ??= system;
+    this.systemJson = system;
+    this.awarenessShown ||= system === expected && expected !== bare;
+    this.changedBefore ||= !asItCame;
 
     // the synthetic blocks: one state, within its cap, its markup unforgeable; recall within its share
     const freshUsers = sent.messages.filter((message) => message.role === 'user' && fresh(message));

@@ -84,6 +84,8 @@ export function economics(pays: boolean): CacheEconomics {
     read: 0.1,
     write: 1.25,
     expectedCalls: 10,
+    margin: 2,
+    unshown: 0,
     pricesSummaries: false,
     summaryCost: () => 0,
     weigh: (freed, rewritten) => ({ savings: freed, breakCost: rewritten, pays }),

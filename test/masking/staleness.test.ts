@@ -377,8 +377,8 @@ describe('findStaleObservations: the score', () => {
 });
 
 describe('staleness in the engine', () => {
-  /** ~2500 tokens with the approximate counter: a masking step over it pays for its cache break. */
-  const BIG = 'export function area(r: number) { return Math.PI * r * r; }\n'.repeat(170);
+  /** ~9000 tokens with the approximate counter: a masking step over it pays for its cache break. */
+  const BIG = 'export function area(r: number) { return Math.PI * r * r; }\n'.repeat(600);
 
   const session = (): Message[] => [
     user('Fix the rounding bug in src/app.ts.'),
@@ -428,7 +428,8 @@ describe('staleness in the engine', () => {
   });
 
   it('keeps a result of a tool that names no file while a recent step quotes it; masks the unquoted one', async () => {
-    const { run } = setup();
+    // which results a step takes, apart from whether it pays (no cache: a rewrite costs nothing more)
+    const { run } = setup({ cachePricing: { read: 1, write: 1 } });
     const orders = Array.from({ length: 60 }, (_unused, index) => ({ id: `ORD-${7_100_000 + index}`, total: index }));
     const record = JSON.stringify({ customer: { id: 'CU-482113', email: 'maria.lindqvist41@example.org' }, orders });
     const page = `<html><body>${'<p>Rotate the cache keys weekly; keep two spare nodes.</p>\n'.repeat(120)}</body></html>`;
@@ -485,7 +486,10 @@ describe('staleness in the engine', () => {
   });
 
   it('scored staleness (custom options) adds results to a masking step that happens anyway', async () => {
-    const { run } = setup({ triggers: { semantic: false, staleness: { threshold: 0, relevance: () => 0 } } });
+    const { run } = setup({
+      triggers: { semantic: false, staleness: { threshold: 0, relevance: () => 0 } },
+      cachePricing: { read: 1, write: 1 },
+    });
     const messages = [
       user('Fix the rounding bug in src/app.ts.'),
       ...bash('l1', 'cat logs/a.log', BIG), // step 1

@@ -58,9 +58,10 @@ describe('the AI SDK middleware with fresh request objects', () => {
     await send(prompt(0));
     const moved = prompt(4);
     const sent = await send(moved);
-    expect(sent?.slice(2)).toEqual(moved.slice(1));
-    expect(sent?.[6]).toHaveProperty('providerOptions.anthropic.cacheControl.type', 'ephemeral');
-    expect(sent?.[2]).not.toHaveProperty('providerOptions');
+    // nothing to change: the prompt as it came, no awareness block
+    expect(sent?.slice(1)).toEqual(moved.slice(1));
+    expect(sent?.[5]).toHaveProperty('providerOptions.anthropic.cacheControl.type', 'ephemeral');
+    expect(sent?.[1]).not.toHaveProperty('providerOptions');
   });
 
   it("sends an edited message with this call's provider options, not the ones an earlier equal message had", async () => {

@@ -45,6 +45,11 @@ const chat = (turns: number): ModelMessage[] =>
   );
 
 const counter = approximateCounter();
+/**
+ * A window far above these short sessions, without a prompt cache: a change below the threshold costs no rewrite, so
+ * the triggers alone decide what the log shows (with a cache, so early in a run nothing below a far threshold pays).
+ */
+const UNCACHED = { contextWindow: 40_000, cachePricing: { read: 1, write: 1 } };
 
 describe('explainCompression', () => {
   it('logs a fold it put off, and why: the work after the segment still quotes one of its results', async () => {
@@ -57,7 +62,7 @@ describe('explainCompression', () => {
     ];
     // the call with the whole history: replayed call by call, the segment folds before the quote is written
     const options = {
-      contextWindow: 40_000,
+      ...UNCACHED,
       tokenCounter: counter,
       triggers: { staleness: false as const },
       mode: 'final' as const,
@@ -82,7 +87,7 @@ describe('explainCompression', () => {
 
   it('returns a decision log for AI SDK messages of a tool session', async () => {
     const messages = session();
-    const log = await explainCompression(messages, { contextWindow: 40_000, tokenCounter: counter });
+    const log = await explainCompression(messages, { ...UNCACHED, tokenCounter: counter });
     expect(log.length).toBeGreaterThan(0);
     for (const entry of log) {
       expect(Object.keys(entry).sort()).toEqual(['atMessage', 'confidence', 'details', 'scope', 'trigger']);
@@ -94,16 +99,11 @@ describe('explainCompression', () => {
       expect(entry.atMessage).toBeGreaterThan(0);
       expect(entry.atMessage).toBeLessThanOrEqual(messages.length);
     }
-    // the call made after the edit masks the read of src/billing/tax.ts that the edit superseded; the call after
-    // that folds the exploration (EXPLORE -> IMPLEMENT at the edit) into the session state
-    expect(log.map(({ trigger, scope, atMessage }) => ({ trigger, scope, atMessage }))).toEqual([
-      { trigger: 'staleness', scope: { kind: 'observations', toolCallIds: ['r1'] }, atMessage: 9 },
-      { trigger: 'intent', scope: { kind: 'messages', from: 0, to: 7 }, atMessage: 11 },
-    ]);
+    // the call made after the edit masks the read of src/billing/tax.ts that the edit superseded (and, with a
+    // rewrite that costs nothing, the other reads of the exploration)
+    expect(log[0]).toMatchObject({ trigger: 'staleness', atMessage: 9 });
+    expect(log[0]?.scope).toMatchObject({ kind: 'observations', toolCallIds: expect.arrayContaining(['r1']) });
     expect(log[0]?.details).toContain('r1: superseded by the edit of src/billing/tax.ts at step 4');
-    expect(log[1]?.details).toContain(
-      'intent changed from EXPLORE to IMPLEMENT at step 4; folded the finished segment',
-    );
     // entries come in the order of the calls
     const at = log.map((entry) => entry.atMessage);
     expect(at).toEqual([...at].sort((a, b) => a - b));
@@ -111,7 +111,7 @@ describe('explainCompression', () => {
 
   it('replays one call per assistant turn: decisions are taken at assistant messages or at the end', async () => {
     const messages = session();
-    const log = await explainCompression(messages, { contextWindow: 40_000, tokenCounter: counter });
+    const log = await explainCompression(messages, { ...UNCACHED, tokenCounter: counter });
     expect(log.length).toBeGreaterThan(0);
     for (const { atMessage } of log) {
       expect(atMessage === messages.length || messages[atMessage]?.role === 'assistant').toBe(true);
