@@ -43,7 +43,7 @@ describe('withContextCompression with generateText', () => {
     const prompt = mock.doGenerateCalls[0]?.prompt as LanguageModelV4Prompt;
     expect(prompt[0]).toEqual({ role: 'system', content: 'Be brief.' });
     expect(prompt.slice(1).map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
-    expect(JSON.stringify(prompt)).not.toContain('Memory of earlier turns');
+    expect(JSON.stringify(prompt)).not.toContain('Earlier turns of this conversation');
   });
 
   it('folds a long chat into a session state pair placed right after the system prompt', async () => {
@@ -277,7 +277,7 @@ describe('modelSummarizer', () => {
     const call = summarizerModel.doGenerateCalls[0];
     expect(call?.responseFormat?.type).toBe('json');
     // our middleware passed the summarizer call through: no awareness block was added to it
-    expect(JSON.stringify(call?.prompt)).not.toContain('Memory of earlier turns');
+    expect(JSON.stringify(call?.prompt)).not.toContain('Earlier turns of this conversation');
     expect(stateText(mock.doGenerateCalls[0]?.prompt as LanguageModelV4Prompt)).toContain('ORD-1000 ships to Berlin');
   });
 

@@ -258,8 +258,8 @@ describe('errors that are not a rejection for length', () => {
 
 describe('a retry the provider rejects too', () => {
   it('is reported as rethrown and the provider error reaches the caller; the call is sent twice, no more', async () => {
-    // a provider counting 20x ours: more than the largest ratio the engine learns (5x), so the retry is rejected too
-    const { model: provider, rejected } = strictModel({ window: 8_000, factor: 20 });
+    // a provider counting 40x ours: far more than the largest ratio the engine learns (5x), so the retry is rejected too
+    const { model: provider, rejected } = strictModel({ window: 8_000, factor: 40 });
     const errors: CompressionErrorEvent[] = [];
     const model = withContextCompression(provider, { contextWindow: 8_000, onError: (event) => errors.push(event) });
     await expect(

@@ -58,7 +58,7 @@ describe('the retrieval tool in a multi-step AI SDK tool loop', () => {
     expect(placeholder).toMatch(/^\[Result of read_file\(.*\) cleared to save context/);
     expect(placeholder).toContain('get_back gives it back verbatim (call id "read-0")');
     // the system prompt tells the model about the tool
-    expect(JSON.stringify(beforeRecall[0])).toContain('get_back gives them back verbatim');
+    expect(JSON.stringify(beforeRecall[0])).toContain('get_back gives back verbatim');
 
     // the recalled result arrives at the end, verbatim; the earlier prompt is unchanged (the cache holds)
     const recalled = resultText(afterRecall, 'recall-1') ?? '';

@@ -60,7 +60,7 @@ describe('withContextCompression (LangChain chat model)', () => {
     expect(hasState(sent)).toBe(true);
     // the system prompt comes first, once, with the awareness block appended
     expect(sent[0]?.getType()).toBe('system');
-    expect(sent[0]?.text.startsWith('You are a billing support agent.\n\n## Memory of earlier turns')).toBe(true);
+    expect(sent[0]?.text.startsWith('You are a billing support agent.\n\n## Earlier turns')).toBe(true);
     expect(sent.filter((message) => message.getType() === 'system')).toHaveLength(1);
   });
 

@@ -58,7 +58,7 @@ describe('the LangChain.js examples', () => {
 
     expect(output).toContain('the system message was the same on every call: true');
     expect(output).toContain(
-      `the last call's <session_state> message starts with the awareness block: "## Memory of earlier turns"`,
+      `the last call's <session_state> message starts with the awareness block: "## Earlier turns"`,
     );
   });
 });
