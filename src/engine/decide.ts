@@ -98,6 +98,7 @@ export async function decide(
         unshown: aware || !facts.awareness ? 0 : facts.fixedTokens - withoutAwareness(facts).fixedTokens,
       },
     ),
+    startCovered: start.coveredCount,
     provisional,
   };
   const { point, projection, beforeProvisional, report } = await runStages(

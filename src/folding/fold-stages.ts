@@ -164,6 +164,11 @@ async function* foldWhenSummarized(
   if (!canWait) return withSpent(yield* fold(context, plan, { forBudget, late }), spent);
   // one fold pending at a time: it is made once due
   if (pending && !pending.due) return undefined;
+  // after a fold in this call the next is planned by the next call, whose summary request can then continue this
+  // call's prompt: one planned now would be a separate request (the prompt sent before starts elsewhere)
+  if (point.coveredCount !== call.startCovered && call.services.summaryPricing?.continues) {
+    return withSpent(undefined, spent);
+  }
   const cut = Math.max(plan.cut, aheadCut);
   if (shrinks(context, cut)) yield* summarizeAhead(point, cut, found !== undefined);
   return withSpent(undefined, spent);

@@ -61,6 +61,8 @@ export interface StageCall {
   /** Over the threshold at the start, or forced: the cache breaks anyway, masking clears every candidate. */
   readonly pressure: boolean;
   readonly economics: CacheEconomics;
+  /** The fold point the call started from (the previous prompt was sent from it). */
+  readonly startCovered: number;
   /** The drop an earlier call made because its summarizer failed, from the stored record. */
   readonly provisional: ProvisionalDrop | undefined;
 }

@@ -197,6 +197,7 @@ function contextOf(
     tokensBefore: tokens,
     pressure: force || tokens > facts.limits.compressAt,
     economics: priced ?? economics(pays),
+    startCovered: point.coveredCount,
     provisional: undefined,
   };
   return { call, point, projection, tokens, report };
@@ -597,6 +598,30 @@ describe('folds with summaries made ahead of time', () => {
 
     expect(summarize).not.toHaveBeenCalled();
     expect(ahead.plan.mock.calls[0]?.slice(1)).toEqual([context.point, 13, true]);
+  });
+
+  it('leaves the next fold to the next call after a fold in this one, when summaries continue the prompt', async () => {
+    // the call started from nothing folded and has folded to message 3 already (a summary made ahead, taken)
+    const at = (continues: boolean) => {
+      const ahead = aheadOf();
+      const { services } = servicesOf({ ahead });
+      const priced: StageServices = { ...services, summaryPricing: { continues } };
+      effectParts.set(priced, effectParts.get(services) as EffectParts);
+      const base = contextOf(priced, loop(7));
+      const point = pointAt(base.call.facts, { coveredCount: 3, state: STATE });
+      const projection = priced.project(base.call.facts, point);
+      const context: Context = { ...base, point, projection, tokens: priced.total(projection, point) };
+      return { ahead, context };
+    };
+    // a summary planned now could not continue the prompt sent before this call (it starts at another fold point)
+    const continuing = at(true);
+    expect(continuing.context.tokens).toBeGreaterThan(continuing.context.call.facts.limits.compressAt);
+    expect(await planOf(budgetFolds, continuing.context)).toBeUndefined();
+    expect(continuing.ahead.plan).not.toHaveBeenCalled();
+    // summaries made as separate requests are planned at once, as before
+    const separate = at(false);
+    await planOf(budgetFolds, separate.context);
+    expect(separate.ahead.plan).toHaveBeenCalledOnce();
   });
 
   it('takes a short pending fold that was itself planned in place of another', async () => {
