@@ -157,9 +157,8 @@ export class ConversationChecker<P> {
   readonly meter: MessageMeter;
   /** What the checked prompts exercised: states, recall blocks, events by kind, errors by name. */
   readonly coverage = new Map<string, number>();
-  private systemJson: string | undefined;
-  /** The awareness block went out with an earlier call: it stays in every later one. */
-  private awarenessShown = false;
+  /** The caller's messages of the call the awareness block first went out with: it stays on every call extending them. */
+  private awareSince: string[] | undefined;
   /** An earlier call sent a prompt that was not the history as it came. */
   private changedBefore = false;
   /** The session states sent so far (their text): one sent before may stay over a cap that moved. */
@@ -275,28 +274,31 @@ export class ConversationChecker<P> {
         add('empty-message', `message ${index}: ${short(sentJson[index] ?? '')}`);
 
     // the caller's system prompt byte for byte, then the awareness block from the first prompt that is not the
-    // history as it came, on every call from then on
+    // history as it came, on every later call whose history extends the one it came with (a shorter resend or an
+    // edited history is another line of the conversation: its prompt may go out as it came)
     const leading = kind.leadingSystem(call.sent);
     const system = JSON.stringify(kind.systemHead(call.sent));
     const expected = JSON.stringify(kind.expectedSystem(call.caller, limits.awareness));
     const bare = JSON.stringify(kind.expectedSystem(call.caller, ''));
-    const callerMessages = kind.messageJson(call.caller).slice(kind.leadingSystem(call.caller));
+    const callerAll = kind.messageJson(call.caller);
+    const callerMessages = callerAll.slice(kind.leadingSystem(call.caller));
     const sentMessages = sentJson.slice(leading);
     const asItCame =
       sentMessages.length === callerMessages.length &&
       callerMessages.every((json, index) => sentMessages[index] === json);
+    const shownOn = this.awareSince;
+    const extendsShown =
+      shownOn !== undefined && shownOn.length <= callerAll.length && shownOn.every((json, i) => json === callerAll[i]);
+    const withBlock = system === expected && expected !== bare;
     if (system !== expected && system !== bare)
       add('system-changed', `expected ${short(expected, 300)}, got ${short(system, 300)}`);
-    else if (system === bare && expected !== bare && !asItCame)
+    else if (!withBlock && expected !== bare && !asItCame)
       add('system-changed', 'a prompt that is not the history as it came, without the awareness block');
-    else if (system === bare && expected !== bare && this.awarenessShown)
+    else if (!withBlock && expected !== bare && extendsShown)
       add('system-unstable', 'the awareness block left the prompt');
-    else if (system !== bare && expected !== bare && asItCame && !this.awarenessShown && !this.changedBefore)
+    else if (withBlock && asItCame && !this.changedBefore)
       add('system-changed', 'the awareness block in a prompt sent as it came, before any change');
-    if (this.systemJson !== undefined && system !== this.systemJson && !(system === expected && !this.awarenessShown))
-      add('system-unstable', 'the system prompt changed between calls');
-    this.systemJson = system;
-    this.awarenessShown ||= system === expected && expected !== bare;
+    if (withBlock && !extendsShown) this.awareSince = callerAll;
     this.changedBefore ||= !asItCame;
 
     // the synthetic blocks: one state, within its cap, its markup unforgeable; recall within its share
