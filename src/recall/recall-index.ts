@@ -130,7 +130,10 @@ export class RecallIndex {
     connect?: boolean;
   }): RecallHit[] {
     const indexed = this.indexed(conversation, messages, prefixHashes, through);
-    const text = query.slice(0, MAX_QUERY_CHARS);
+    const asked = query.slice(0, MAX_QUERY_CHARS);
+    const named = indexed.speakers.named(asked);
+    // in a chat the people named are found by who speaks (below), not by their names as words
+    const text = connect ? indexed.speakers.withoutSpeakers(asked) : asked;
     const options = {
       filter: (result: { id: string }) => keep(indexed.chunks.get(result.id) as RecallChunk),
       boost: { context: CONTEXT_BOOST },
@@ -142,18 +145,17 @@ export class RecallIndex {
     const first = exact.length === 0 ? lexical : namedFirst(lexical, exact);
     if (!connect) return first;
     // the second hop: the query with the words that link its best matches to other turns, fused with the first
-    const asked = new Set(termsOf(text));
-    const links = linkWords(indexed, asked, first.slice(0, LINK_SEEDS));
+    const terms = new Set(termsOf(text));
+    const links = linkWords(indexed, terms, first.slice(0, LINK_SEEDS));
     const rankings = [first];
     if (links.length > 0) {
       const second = indexed.search.search(`${text} ${links.join(' ')}`, {
         ...options,
-        boostTerm: (term: string) => (asked.has(term) ? 1 : LINK_WEIGHT),
+        boostTerm: (term: string) => (terms.has(term) ? 1 : LINK_WEIGHT),
       });
       rankings.push(hitsOf(second));
     }
     // a question about someone by name: each ranking again with only that person's turns, fused with the rest
-    const named = indexed.speakers.named(text);
     if (named) for (const hits of [...rankings]) rankings.push(hits.filter(({ chunk }) => named(chunk.message)));
     return rankings.length === 1 ? first : reciprocalRankFusion(rankings);
   }

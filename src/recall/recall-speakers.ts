@@ -71,6 +71,31 @@ export class ChatSpeakers {
     return role && ((message) => this.roles[message] === role);
   }
 
+  /**
+   * The query without the names of the people who speak in this conversation: in a chat between them every turn
+   * opens with or calls out one of those names, so as search terms they rank short greetings ("Thanks, Caroline!")
+   * above what was said (a question naming one of them is ranked by who speaks: see `named`). The query as it is when
+   * the conversation has no named speakers. On the fixture conversations: 70.0% / 78.9% -> 71.2% / 79.5% of the
+   * questions keep their evidence (25% / 50% windows), multi-hop 27.5% / 43.7% -> 29.6% / 45.8%; without speaker
+   * labels 69.5% / 78.3% -> 72.1% / 79.6%.
+   */
+  withoutSpeakers(query: string): string {
+    const names = new Set<string>();
+    const seen = new Set<string>();
+    for (const label of this.labels) {
+      if (label === undefined) continue;
+      if (seen.has(label)) for (const word of label.split(' ')) names.add(word);
+      seen.add(label);
+    }
+    for (const counts of this.addressed.values())
+      for (const [name, count] of counts) if (count >= MIN_ADDRESSED) names.add(name);
+    if (names.size === 0) return query;
+    return query.replace(/[\p{L}\p{N}'’-]+/gu, (word) => {
+      const bare = word.replace(/['’]s$/u, '');
+      return names.has(bare) || [...names].some((name) => /^\p{Lu}/u.test(bare) && bare.startsWith(name)) ? ' ' : word;
+    });
+  }
+
   /** Labels whose first word is a word of the query (a possessive too); the asker's own label names no one. */
   private namedLabels(query: string): Set<string> {
     const asked = query.replace(SPEAKER_LABEL, '');

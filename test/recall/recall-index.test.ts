@@ -116,7 +116,7 @@ describe('the recall index', () => {
       text('assistant', 'Bob: Nice.'),
     ];
     const hits = search(new RecallIndex(), three, 'Bob: What did Caroline say about the park?');
-    expect(hits.slice(0, 2)).toEqual([caroline, 'Caroline: I walk in the park every day, the park is big.']);
+    expect(hits.slice(0, 2).sort()).toEqual(['Caroline: I walk in the park every day, the park is big.', caroline]);
   });
 
   it('knows the two people of a chat without labels by the names each calls the other', () => {
@@ -135,6 +135,39 @@ describe('the recall index', () => {
     // a name called once is no one's yet: the words alone decide
     const once = [text('user', 'How are you?'), chat[1] as Message, chat[2] as Message, text('assistant', 'Coats!')];
     expect(first(once, 'What did Melanie do at the park?')).toBe(caroline);
+  });
+
+  it('searches a chat question for what it asks, not for the names of the people who speak', () => {
+    // short turns that only open with a name, or call someone by it, would outrank what was said about the pottery
+    const chat = [
+      text('user', 'Caroline: Thanks, Melanie!'),
+      text('assistant', 'Melanie: Glad it helped, Caroline!'),
+      text(
+        'user',
+        'Caroline: I signed up for a pottery class, and the clay bowls I made came out of the kiln cracked.',
+      ),
+      text('assistant', 'Melanie: Hey Caroline!'),
+      text('user', 'Caroline: Caroline here, hi Melanie!'),
+      text('assistant', 'Melanie: Oh no, cracked bowls! Mine cracked in the kiln too.'),
+    ];
+    const hits = search(new RecallIndex(), chat, "What did Caroline's pottery class teach her?");
+    expect(hits[0]).toBe(chat[2]?.parts[0]?.type === 'text' ? chat[2].parts[0].text : '');
+    // a greeting that shares nothing but a name is not found at all
+    expect(hits).not.toContain('Caroline: Caroline here, hi Melanie!');
+    expect(hits).not.toContain('Caroline: Thanks, Melanie!');
+    // outside a chat question (no second hop: a tool loop's search) the words are searched as they are
+    const plain = new RecallIndex()
+      .search({
+        conversation: 'c',
+        messages: chat,
+        prefixHashes: hashesOf(chat),
+        through: chat.length,
+        query: 'Caroline',
+        keep: () => true,
+        connect: false,
+      })
+      .map((hit) => hit.chunk.text);
+    expect(plain).toContain('Caroline: Caroline here, hi Melanie!');
   });
 
   it('holds exactly the messages before `through`, extending and shrinking as calls go', () => {
