@@ -5,6 +5,7 @@ import { eng } from 'stopword';
 import { exactRanking } from '../signals/exact-terms.js';
 import type { Message } from '../transcript/transcript.js';
 import { MessageChunks, type RecallChunk } from './recall-chunks.js';
+import { askedKinds, type Entity, type EntityKind, entitiesOf } from './recall-entities.js';
 import { type RecallHit, reciprocalRankFusion } from './recall-fusion.js';
 import { ChatSpeakers } from './recall-speakers.js';
 
@@ -53,6 +54,8 @@ interface Indexed {
    * second hop first needs them, through the first `through` indexed messages (see `termCounts`).
    */
   readonly df: { readonly counts: Map<string, number>; through: number };
+  /** The named things of each piece (see `entitiesOf`), read when a question for a kind of thing first needs them. */
+  readonly entities: { readonly of: Map<string, readonly Entity[]>; through: number };
   /** Who speaks in the indexed messages, for a question about someone by name. */
   readonly speakers: ChatSpeakers;
 }
@@ -148,6 +151,13 @@ export class RecallIndex {
     const terms = new Set(termsOf(text));
     const links = linkWords(indexed, terms, first.slice(0, LINK_SEEDS));
     const rankings = [first];
+    // a question for a kind of thing ("Which cities...", "What books...") ranks the pieces naming one, by the first
+    // ranking: the things a list question asks for are named in turns that share no other word with it
+    const kinds = askedKinds(text);
+    if (kinds.size > 0) {
+      const named = namingKind(indexed, kinds, first, keep);
+      if (named.length > 0) rankings.push(named);
+    }
     if (links.length > 0) {
       const second = indexed.search.search(`${text} ${links.join(' ')}`, {
         ...options,
@@ -199,6 +209,7 @@ export class RecallIndex {
         ids: [],
         hashes: [prefixHashes[0] as number],
         df: { counts: new Map(), through: 0 },
+        entities: { of: new Map(), through: 0 },
         speakers: new ChatSpeakers(),
       };
       this.conversations.set(conversation, indexed);
@@ -300,4 +311,39 @@ function linkWords(indexed: Indexed, asked: ReadonlySet<string>, seeds: readonly
     for (const [term] of rarest) chosen.set(term, words.get(term) as string);
   }
   return [...chosen.values()];
+}
+
+/**
+ * The pieces naming a thing of one of `kinds` (not one of the people who speak), ordered by their score in `first`
+ * (those it does not hold last, in conversation order).
+ */
+function namingKind(
+  indexed: Indexed,
+  kinds: ReadonlySet<EntityKind>,
+  first: readonly RecallHit[],
+  keep: (chunk: RecallChunk) => boolean,
+): RecallHit[] {
+  const people = new Set([...indexed.speakers.people()].map((name) => name.toLowerCase()));
+  const scores = new Map(first.map((hit) => [hit.chunk.id, hit.score]));
+  const hits: RecallHit[] = [];
+  for (const [id, entities] of entitiesByChunk(indexed)) {
+    const chunk = indexed.chunks.get(id) as RecallChunk;
+    if (!entities.some((entity) => kinds.has(entity.kind) && !people.has(entity.key)) || !keep(chunk)) continue;
+    hits.push({ chunk, score: scores.get(id) ?? 0 });
+  }
+  return hits.sort((a, b) => b.score - a.score || a.chunk.message - b.chunk.message);
+}
+
+/**
+ * The named things of each piece that names any, extended over the messages indexed since it was last read: only a
+ * question for a kind of thing reads it.
+ */
+function entitiesByChunk(indexed: Indexed): ReadonlyMap<string, readonly Entity[]> {
+  const { entities } = indexed;
+  for (; entities.through < indexed.ids.length; entities.through++)
+    for (const id of indexed.ids[entities.through] as string[]) {
+      const found = entitiesOf(indexed.chunks.get(id)?.text ?? '');
+      if (found.length > 0) entities.of.set(id, found);
+    }
+  return entities.of;
 }

@@ -80,6 +80,16 @@ export class ChatSpeakers {
    * labels 69.5% / 78.3% -> 72.1% / 79.6%.
    */
   withoutSpeakers(query: string): string {
+    const names = this.people();
+    if (names.size === 0) return query;
+    return query.replace(/[\p{L}\p{N}'’-]+/gu, (word) => {
+      const bare = word.replace(/['’]s$/u, '');
+      return names.has(bare) || [...names].some((name) => /^\p{Lu}/u.test(bare) && bare.startsWith(name)) ? ' ' : word;
+    });
+  }
+
+  /** The names of the people who speak: the words of labels that open two messages, and names called twice. */
+  people(): Set<string> {
     const names = new Set<string>();
     const seen = new Set<string>();
     for (const label of this.labels) {
@@ -89,11 +99,7 @@ export class ChatSpeakers {
     }
     for (const counts of this.addressed.values())
       for (const [name, count] of counts) if (count >= MIN_ADDRESSED) names.add(name);
-    if (names.size === 0) return query;
-    return query.replace(/[\p{L}\p{N}'’-]+/gu, (word) => {
-      const bare = word.replace(/['’]s$/u, '');
-      return names.has(bare) || [...names].some((name) => /^\p{Lu}/u.test(bare) && bare.startsWith(name)) ? ' ' : word;
-    });
+    return names;
   }
 
   /** Labels whose first word is a word of the query (a possessive too); the asker's own label names no one. */

@@ -170,6 +170,21 @@ describe('the recall index', () => {
     expect(plain).toContain('Caroline: Caroline here, hi Melanie!');
   });
 
+  it('answers a question for a kind of thing with the turns that name one, though they share no word with it', () => {
+    const chat = [
+      text('user', 'Tim: I went to a castle in Edinburgh last spring, the architecture was unbelievable.'),
+      text('assistant', 'John: Our team has been training hard for the season.'),
+      text('user', 'Tim: I have been reading a lot about dragons lately.'),
+      text('assistant', 'John: Thanks, Tim! Which one did you like best?'),
+      text('user', 'Tim: Thanks, John! The weather has been great for walks.'),
+      text('assistant', 'John: My coach says the cities we play next are tough.'),
+    ];
+    const hits = search(new RecallIndex(), chat, 'Which cities has Tim been to?');
+    // Edinburgh's turn shares no word with the question; it comes first among Tim's turns
+    const tims = hits.filter((hit) => hit.startsWith('Tim:'));
+    expect(tims[0]).toBe('Tim: I went to a castle in Edinburgh last spring, the architecture was unbelievable.');
+  });
+
   it('holds exactly the messages before `through`, extending and shrinking as calls go', () => {
     const index = new RecallIndex();
     expect(search(index, history, 'orange blue', 3)).toEqual([]);
