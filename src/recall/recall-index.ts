@@ -9,11 +9,15 @@ import { askedKinds, type Entity, type EntityKind, entitiesOf } from './recall-e
 import { type RecallHit, reciprocalRankFusion } from './recall-fusion.js';
 import { ChatSpeakers } from './recall-speakers.js';
 
-/** A chunk as indexed: its text, and the end of the message before it (what it answers or follows: its context). */
+/**
+ * A chunk as indexed: its text, the end of the message before it (what it answers or follows: its context) and, in a
+ * chat, the end of the message before that (`earlier`).
+ */
 interface Document {
   readonly id: string;
   readonly text: string;
   readonly context: string;
+  readonly earlier: string;
 }
 
 /**
@@ -24,6 +28,17 @@ interface Document {
  * the same cost (0.25: 61.8% and 72.2%; 1: 62.0% and 72.1%).
  */
 const CONTEXT_BOOST = 0.5;
+
+/**
+ * Weight of the words of the message two before a chat turn: half the context's. In a chat a topic runs over turns:
+ * one tells of the meteor shower, the other asks "How did it make you feel?", and the answer ("I felt tiny and in awe
+ * of the universe") names neither. Taken only where the three messages are chat turns (no tool calls or results): a
+ * tool result's context is its call. On the fixture conversations: 72.6% / 80.4% -> 74.7% / 81.4% of the questions
+ * keep their evidence (25% / 50% windows), open-domain 43.2% / 45.5% -> 45.5% / 54.5%, multi-hop 32.4% / 49.3% ->
+ * 37.3% / 49.3%; without speaker labels 70.7% / 80.0% -> 72.6% / 80.4%. Three messages back at the next half (0.125)
+ * gave 74.2% / 80.9%, two messages at the context's weight 74.1% / 81.1%.
+ */
+const EARLIER_BOOST = 0.25;
 
 /**
  * The second hop of a search: the best matches (`LINK_SEEDS`) each give the rarest words they share with other
@@ -139,7 +154,7 @@ export class RecallIndex {
     const text = connect ? indexed.speakers.withoutSpeakers(asked) : asked;
     const options = {
       filter: (result: { id: string }) => keep(indexed.chunks.get(result.id) as RecallChunk),
-      boost: { context: CONTEXT_BOOST },
+      boost: { context: CONTEXT_BOOST, earlier: EARLIER_BOOST },
     };
     const hitsOf = (results: readonly { id: string; score: number }[]) =>
       results.map((hit) => ({ chunk: indexed.chunks.get(hit.id) as RecallChunk, score: hit.score }));
@@ -204,7 +219,7 @@ export class RecallIndex {
       indexed.search.dirtCount > Math.max(100, indexed.search.documentCount)
     ) {
       indexed = {
-        search: new MiniSearch<Document>({ fields: ['text', 'context'], processTerm, autoVacuum: false }),
+        search: new MiniSearch<Document>({ fields: ['text', 'context', 'earlier'], processTerm, autoVacuum: false }),
         chunks: new Map(),
         ids: [],
         hashes: [prefixHashes[0] as number],
@@ -217,14 +232,16 @@ export class RecallIndex {
     const added: Document[] = [];
     for (let index = indexed.ids.length; index < through; index++) {
       const chunks = this.messageChunks.of(messages[index] as Message, index);
-      const before =
-        index > 0 ? (this.messageChunks.of(messages[index - 1] as Message, index - 1).at(-1)?.text ?? '') : '';
-      const context = before.slice(-CONTEXT_CHARS);
+      const endOf = (at: number) =>
+        at >= 0 ? (this.messageChunks.of(messages[at] as Message, at).at(-1)?.text ?? '').slice(-CONTEXT_CHARS) : '';
+      const context = endOf(index - 1);
+      const chat = [index, index - 1, index - 2].every((at) => at >= 0 && chatTurn(messages[at] as Message));
+      const earlier = chat ? endOf(index - 2) : '';
       for (const chunk of chunks) indexed.chunks.set(chunk.id, chunk);
       indexed.ids.push(chunks.map((chunk) => chunk.id));
       indexed.speakers.add(messages[index] as Message);
       indexed.hashes.push(prefixHashes[index + 1] as number);
-      for (const chunk of chunks) added.push({ id: chunk.id, text: chunk.text, context });
+      for (const chunk of chunks) added.push({ id: chunk.id, text: chunk.text, context, earlier });
     }
     if (added.length > 0) {
       indexed.search.addAll(added);
@@ -346,4 +363,12 @@ function entitiesByChunk(indexed: Indexed): ReadonlyMap<string, readonly Entity[
       if (found.length > 0) entities.of.set(id, found);
     }
   return entities.of;
+}
+
+/** A message of a conversation between people: a user's or assistant's, with no tool calls or results. */
+function chatTurn(message: Message): boolean {
+  return (
+    (message.role === 'user' || message.role === 'assistant') &&
+    message.parts.every((part) => part.type !== 'tool-call' && part.type !== 'tool-result')
+  );
 }

@@ -83,6 +83,8 @@ describe('the recall index', () => {
       text('assistant', 'That is a big change.'),
       text('user', 'This necklace is from my grandma, back in my home country, Sweden.'),
       text('assistant', 'It is beautiful.'),
+      text('user', 'Thank you.'),
+      text('assistant', 'You are welcome.'),
       text('user', 'The weather turned cold today.'),
     ];
     const hits = search(new RecallIndex(), spread, 'Where did I move from?');
@@ -124,6 +126,8 @@ describe('the recall index', () => {
       text('user', 'Hey Mel! How are you?'),
       text('assistant', 'Hi Caroline! We took the kids to the park on Sunday.'),
       text('user', 'Thanks, Mel! The park by the river is my favourite park, the park cafe too.'),
+      text('assistant', 'Sounds lovely.'),
+      text('user', 'It is.'),
       text('assistant', 'Bring coats, Caroline!'),
     ];
     const melanie = 'Hi Caroline! We took the kids to the park on Sunday.';
@@ -142,16 +146,16 @@ describe('the recall index', () => {
     const chat = [
       text('user', 'Caroline: Thanks, Melanie!'),
       text('assistant', 'Melanie: Glad it helped, Caroline!'),
+      text('user', 'Caroline: Caroline here, hi Melanie!'),
+      text('assistant', 'Melanie: Hey Caroline!'),
       text(
         'user',
         'Caroline: I signed up for a pottery class, and the clay bowls I made came out of the kiln cracked.',
       ),
-      text('assistant', 'Melanie: Hey Caroline!'),
-      text('user', 'Caroline: Caroline here, hi Melanie!'),
       text('assistant', 'Melanie: Oh no, cracked bowls! Mine cracked in the kiln too.'),
     ];
     const hits = search(new RecallIndex(), chat, "What did Caroline's pottery class teach her?");
-    expect(hits[0]).toBe(chat[2]?.parts[0]?.type === 'text' ? chat[2].parts[0].text : '');
+    expect(hits[0]).toBe(chat[4]?.parts[0]?.type === 'text' ? chat[4].parts[0].text : '');
     // a greeting that shares nothing but a name is not found at all
     expect(hits).not.toContain('Caroline: Caroline here, hi Melanie!');
     expect(hits).not.toContain('Caroline: Thanks, Melanie!');
@@ -183,6 +187,33 @@ describe('the recall index', () => {
     // Edinburgh's turn shares no word with the question; it comes first among Tim's turns
     const tims = hits.filter((hit) => hit.startsWith('Tim:'));
     expect(tims[0]).toBe('Tim: I went to a castle in Edinburgh last spring, the architecture was unbelievable.');
+  });
+
+  it('finds a chat turn by the topic two turns before it, and a tool result only by its call', () => {
+    const chat = [
+      text('user', 'I will always remember the meteor shower on our camping trip.'),
+      text('assistant', 'Wow! Tell me more?'),
+      text('user', 'I felt tiny and in awe of the universe.'),
+      text('assistant', 'The bakery on the corner opened again.'),
+      text('user', 'Their bread is good.'),
+    ];
+    const answer = 'I felt tiny and in awe of the universe.';
+    expect(search(new RecallIndex(), chat, 'What was the meteor shower like?')).toContain(answer);
+    // two turns before a tool result is not what it answers: its call is
+    const loop: Message[] = [
+      text('user', 'Check the meteor shower forecast.'),
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool-call', id: 'c1', name: 'fetch', args: { url: 'https://example.com' } }],
+      },
+      {
+        role: 'tool',
+        parts: [{ type: 'tool-result', callId: 'c1', name: 'fetch', output: 'Clear skies after midnight.' }],
+      },
+    ];
+    expect(search(new RecallIndex(), loop, 'What was the meteor shower like?')).not.toContain(
+      'Clear skies after midnight.',
+    );
   });
 
   it('holds exactly the messages before `through`, extending and shrinking as calls go', () => {
