@@ -54,6 +54,15 @@ const LINK_WEIGHT = 0.5;
 /** Share of the chunks above which a word links everything, so nothing. */
 const LINK_MAX_SHARE = 0.05;
 
+/**
+ * Share of a chat turn's score that the turn before it gets, for a question (the other way round from
+ * `CONTEXT_BOOST`, at its weight): a turn that only asks or reacts ("For walking or running?") is found by its reply.
+ * On the fixture conversations: 74.7% / 81.4% -> 75.9% / 82.5% of the questions keep their evidence (25% / 50%
+ * windows), multi-hop 37.3% / 49.3% -> 38.0% / 51.4%; without speaker labels 72.6% / 80.4% -> 76.2% / 81.4%. At a
+ * quarter: 75.4% / 81.2%; at the whole score: 75.8% / 82.6%.
+ */
+const REPLY_WEIGHT = 0.5;
+
 /** Characters of the end of the message before a chunk indexed as its context. */
 const CONTEXT_CHARS = 400;
 
@@ -160,8 +169,9 @@ export class RecallIndex {
       results.map((hit) => ({ chunk: indexed.chunks.get(hit.id) as RecallChunk, score: hit.score }));
     const lexical = hitsOf(indexed.search.search(text, options));
     const exact = exactHits(lexical, text, indexed.chunks.size);
-    const first = exact.length === 0 ? lexical : namedFirst(lexical, exact);
-    if (!connect) return first;
+    const direct = exact.length === 0 ? lexical : namedFirst(lexical, exact);
+    if (!connect) return direct;
+    const first = withReplies(indexed, direct, keep);
     // the second hop: the query with the words that link its best matches to other turns, fused with the first
     const terms = new Set(termsOf(text));
     const links = linkWords(indexed, terms, first.slice(0, LINK_SEEDS));
@@ -371,4 +381,23 @@ function chatTurn(message: Message): boolean {
     (message.role === 'user' || message.role === 'assistant') &&
     message.parts.every((part) => part.type !== 'tool-call' && part.type !== 'tool-result')
   );
+}
+
+/**
+ * Hits with what their replies add: each message's best score, times `REPLY_WEIGHT`, added to the last piece of the
+ * message before it (found or not), best first. A chat turn is indexed with what it follows (`CONTEXT_BOOST`); this
+ * is the other way: "For walking or running?" is found by the reply about the new shoes it asked after.
+ */
+function withReplies(indexed: Indexed, hits: readonly RecallHit[], keep: (chunk: RecallChunk) => boolean): RecallHit[] {
+  const scores = new Map(hits.map((hit) => [hit.chunk.id, hit.score]));
+  const best = new Map<number, number>();
+  for (const { chunk, score } of hits) best.set(chunk.message, Math.max(best.get(chunk.message) ?? 0, score));
+  for (const [message, score] of best) {
+    const id = indexed.ids[message - 1]?.at(-1);
+    if (id === undefined || !keep(indexed.chunks.get(id) as RecallChunk)) continue;
+    scores.set(id, (scores.get(id) ?? 0) + REPLY_WEIGHT * score);
+  }
+  return [...scores]
+    .map(([id, score]) => ({ chunk: indexed.chunks.get(id) as RecallChunk, score }))
+    .sort((a, b) => b.score - a.score || a.chunk.message - b.chunk.message);
 }
