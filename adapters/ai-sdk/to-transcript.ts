@@ -13,6 +13,7 @@ import { type FileCounting, fileCountingKey, UNKNOWN_FILE_COUNTING } from '../..
 import { InvalidPromptError } from '../../src/errors.js';
 import { ConversionMemory } from '../../src/transcript/conversion-memory.js';
 import {
+  type FilePart,
   jsonSafe,
   type Message,
   type Part,
@@ -64,7 +65,7 @@ function fileContent(data: FileData): Uint8Array | string | undefined {
 }
 
 /** A file part: its estimate counted as the provider of `counting` counts it (a text file by its length). */
-function filePart(part: LanguageModelV4FilePart, counting: FileCounting): Part {
+function filePart(part: LanguageModelV4FilePart, counting: FileCounting): FilePart {
   const data = part.data;
   const detail = (part.providerOptions?.openai as { imageDetail?: unknown } | undefined)?.imageDetail;
   return {
@@ -105,6 +106,18 @@ export function toolOutputText(output: LanguageModelV4ToolResultOutput): { text:
     default:
       return { text: stableStringify(output), isError: false };
   }
+}
+
+/**
+ * The files of a `content` tool output, as file parts counted for the provider: a file item has the shape of a user
+ * message's file part, so the part a recall block brings back is the item itself. Items whose data is not an object
+ * are counted by their placeholder text alone.
+ */
+function resultFiles(output: LanguageModelV4ToolResultOutput, counting: FileCounting): FilePart[] {
+  if (output.type !== 'content' || !Array.isArray(output.value)) return [];
+  return output.value.flatMap((item) =>
+    item?.type === 'file' && isObject(item.data) ? [filePart(item as LanguageModelV4FilePart, counting)] : [],
+  );
 }
 
 /** A message that cannot be read; `toTranscript` turns it into an InvalidPromptError with the message's index. */
@@ -176,12 +189,14 @@ function contentPart(message: LanguageModelV4Message, part: unknown, index: numb
         );
       if (message.role === 'assistant') return providerExecutedPart(typed);
       const { text, isError } = toolOutputText(typed.output);
+      const files = resultFiles(typed.output, counting);
       return {
         type: 'tool-result',
         callId: typed.toolCallId,
         name: typed.toolName,
         output: text,
         isError,
+        ...(files.length > 0 ? { files } : {}),
         original: part,
       };
     }

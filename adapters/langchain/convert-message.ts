@@ -198,14 +198,23 @@ function roleOf(message: BaseMessage): Role {
   }
 }
 
-function toolResultPart(tool: ToolMessage, toolNames: ReadonlyMap<string, string>): Part {
+function toolResultPart(tool: ToolMessage, toolNames: ReadonlyMap<string, string>, counting: FileCounting): Part {
   const callId = tool.tool_call_id;
+  // the image and file blocks of the content, counted as a user message's are (a recall block sends them back so)
+  const files = Array.isArray(tool.content)
+    ? tool.content.flatMap((block) => {
+        if (typeof block !== 'object' || block === null) return [];
+        const part = blockPart(block as Block, block, counting);
+        return part.type === 'file' ? [part] : [];
+      })
+    : [];
   return {
     type: 'tool-result',
     callId,
     name: tool.name ?? toolNames.get(callId) ?? '',
     output: contentText(tool.content),
     isError: tool.status === 'error',
+    ...(files.length > 0 ? { files } : {}),
     original: tool,
   };
 }
@@ -222,7 +231,7 @@ export function convertMessage(
   const role = roleOf(message);
   const parts =
     role === 'tool'
-      ? [toolResultPart(message as ToolMessage, toolNames)]
+      ? [toolResultPart(message as ToolMessage, toolNames, counting)]
       : role === 'assistant'
         ? aiParts(message, counting)
         : contentParts(message, false, counting);

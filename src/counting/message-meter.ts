@@ -76,9 +76,8 @@ export class MessageMeter {
         tokens +=
           part.type === 'file'
             ? part.tokens
-            : text.length >= MEMO_MIN_CHARS
-              ? this.countText(text)
-              : this.counter.count(text);
+            : (text.length >= MEMO_MIN_CHARS ? this.countText(text) : this.counter.count(text)) +
+              resultFileTokens(part);
       }
       this.remember(key, tokens);
     }
@@ -117,7 +116,8 @@ export class MessageMeter {
     const known = this.cached(key) ?? this.bounds.get(key);
     if (known !== undefined) return known;
     let bytes = this.overheadTokens;
-    for (const part of message.parts) bytes += part.type === 'file' ? part.tokens : maxUtf8Bytes(partText(part));
+    for (const part of message.parts)
+      bytes += part.type === 'file' ? part.tokens : maxUtf8Bytes(partText(part)) + resultFileTokens(part);
     this.bounds.set(key, bytes);
     return bytes;
   }
@@ -144,11 +144,15 @@ export class MessageMeter {
         return hash53(`file\u0001${part.mediaType}\u0001${part.fingerprint}`);
       case 'tool-call':
         return hashChain(hash53(`call\u0001${part.id}\u0001${part.name}`), this.argsHash(part.args));
-      case 'tool-result':
-        return hashChain(
+      case 'tool-result': {
+        let hash = hashChain(
           hash53(`result\u0001${part.callId}\u0001${part.name}\u0001${part.isError ? 1 : 0}`),
           this.textHash(part.output),
         );
+        // the files of a result are its content too: two screenshots are two results ("[file]" is the same text)
+        if (!part.edited) for (const file of part.files ?? []) hash = hashChain(hash, this.partHash(file));
+        return hash;
+      }
     }
   }
 
@@ -195,8 +199,18 @@ export class MessageMeter {
  */
 function countKey(hash: number, message: Message): number {
   let key = hash;
-  for (const part of message.parts) if (part.type === 'file') key = hashChain(key, part.tokens);
+  for (const part of message.parts) {
+    if (part.type === 'file') key = hashChain(key, part.tokens);
+    else if (part.type === 'tool-result' && !part.edited)
+      for (const file of part.files ?? []) key = hashChain(key, file.tokens);
+  }
   return key;
+}
+
+/** Tokens of the files a tool result holds, as their provider counts them; none once the engine replaced the output. */
+export function resultFileTokens(part: Part): number {
+  if (part.type !== 'tool-result' || part.edited || !part.files) return 0;
+  return part.files.reduce((sum, file) => sum + file.tokens, 0);
 }
 
 /**

@@ -155,9 +155,10 @@ export const filesItem = (message: number) => `${message}:files`;
 
 /**
  * The files a choice of recall brings back with a chunk: when the message it is made for (at `at`) refers to a file
- * (a word for one, or a file's name) and the chunk opens a user message, that message's file and image parts, each
- * at most half of the recall block's cap (a larger one is named by the state, its message's text quoted alone). The
- * choice stores them as `filesItem`, so every instance renders the same block whatever its cap is by then.
+ * (a word for one, or a file's name) and the chunk opens a user message or a tool result, its files (see
+ * `messageFiles`), each at most half of the recall block's cap (a larger one is named by the state, its message's text
+ * quoted alone). The choice stores them as `filesItem`, so every instance renders the same block whatever its cap is
+ * by then.
  */
 export function filesToRecall(
   messages: readonly Message[],
@@ -166,10 +167,19 @@ export function filesToRecall(
   maxRecallTokens: number,
 ): FilePart[] {
   const message = messages[chunk.message];
-  if (message?.role !== 'user' || !chunk.id.endsWith(':0')) return [];
+  if ((message?.role !== 'user' && message?.role !== 'tool') || !chunk.id.endsWith(':0')) return [];
   const asked = (messages[at]?.parts ?? []).map((part) => (part.type === 'text' ? part.text : '')).join(' ');
-  return message.parts.filter(
-    (part): part is FilePart => part.type === 'file' && part.tokens <= maxRecallTokens / 2 && refersTo(asked, part),
+  return messageFiles(message).filter((file) => file.tokens <= maxRecallTokens / 2 && refersTo(asked, file));
+}
+
+/**
+ * The files of a message recall can bring back: a user message's file parts, and the files of a tool message's
+ * results (those the engine had not replaced). A user message carries them back either way: a provider that takes an
+ * image in a tool result takes one in a user message.
+ */
+function messageFiles(message: Message): FilePart[] {
+  return message.parts.flatMap((part) =>
+    part.type === 'file' ? [part] : part.type === 'tool-result' && !part.edited ? [...(part.files ?? [])] : [],
   );
 }
 
@@ -178,7 +188,7 @@ export function recalledFiles(messages: readonly Message[], items: readonly stri
   return items.flatMap((item) => {
     const [index, kind] = item.split(':');
     const message = kind === 'files' ? messages[Number(index)] : undefined;
-    return message ? message.parts.filter((part): part is FilePart => part.type === 'file') : [];
+    return message ? messageFiles(message) : [];
   });
 }
 

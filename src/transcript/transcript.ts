@@ -55,6 +55,12 @@ export interface ToolResultPart {
   readonly edited?: boolean;
   /** How the output was replaced. */
   readonly edit?: 'masked' | 'redacted' | 'truncated';
+  /**
+   * The files and images the output holds (an AI SDK `content` output's file items, a LangChain tool message's image
+   * and file blocks), counted as their provider counts them; `output` names each `[file]`. They leave with the output
+   * when the engine replaces it (`edited`).
+   */
+  readonly files?: readonly FilePart[];
   readonly original?: unknown;
 }
 

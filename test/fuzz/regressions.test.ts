@@ -363,9 +363,11 @@ describe('new-instance-differs: a new instance on a store of JSON text sends the
 
 describe('repeat-differs: the same request after a budget fold and a new recall block', () => {
   it('sends the same prompt: the segments are weighed with the block in the prompt, as a call from the stored point weighs them', async () => {
-    // case 7705 of `npm run fuzz -- --seed 7401 --adapter ai-sdk`: the first call folded for the budget and quoted a
-    // block; the same request again started from the stored point, with the block, and folded a finished segment more
-    const report = await replayCase('ai-sdk', 7401, 7705);
+    // found as case 7705 of `npm run fuzz -- --seed 7401 --adapter ai-sdk`: the first call folded for the budget and
+    // quoted a block; the same request again started from the stored point, with the block, and folded a finished
+    // segment more. Recall ranks chat turns otherwise since, and that case quotes nothing now; case 7555 of the same
+    // property and seed folds, quotes a block and sends the request again
+    const report = await replayCase('ai-sdk', 7401, 7555);
     expect(report.violations).toEqual([]);
     expect(report.coverage.get('recall') ?? 0).toBeGreaterThan(0);
   }, 60_000);

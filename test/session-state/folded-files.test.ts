@@ -1,5 +1,5 @@
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
-import { AIMessage, HumanMessage } from '@langchain/core/messages';
+import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { generateText, type ModelMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
@@ -179,5 +179,124 @@ describe('a folded file brought back by recall, in LangChain', () => {
     );
     expect(Array.isArray(recall?.content) && recall.content).toContainEqual(block);
     expect(JSON.stringify(sent)).toMatch(/#1 user: image\/png .{1,8}whiteboard\.png/);
+  });
+});
+
+describe('the files of a tool result', () => {
+  // a PNG's signature and header: 64 x 64 pixels
+  const png = new Uint8Array([
+    137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 64, 0, 0, 0, 64, 8, 6, 0, 0, 0,
+  ]);
+  const screenshot = (data: Uint8Array, filename = 'login-page.png'): ModelMessage => ({
+    role: 'tool',
+    content: [
+      {
+        type: 'tool-result',
+        toolCallId: 'shot-1',
+        toolName: 'screenshot',
+        output: {
+          type: 'content',
+          value: [
+            { type: 'text', text: 'Captured the login page of the staging site.' },
+            { type: 'file', data: { type: 'data', data }, mediaType: 'image/png', filename },
+          ],
+        },
+      },
+    ],
+  });
+  const opening: ModelMessage[] = [
+    { role: 'user', content: 'Take a screenshot of the staging site.' },
+    {
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 'shot-1', toolName: 'screenshot', input: { url: 'staging' } }],
+    },
+  ];
+
+  it('are counted as their provider counts them and hashed with the result, and leave with a replaced output', async () => {
+    const { toTranscript } = await import('../../adapters/ai-sdk/to-transcript.js');
+    const read = (message: ModelMessage) =>
+      toTranscript([message] as unknown as LanguageModelV4Prompt, undefined).messages[0] as Message;
+    const result = read(screenshot(png));
+    const part = result.parts[0];
+    expect(part?.type === 'tool-result' && part.files?.map((file) => [file.mediaType, file.name])).toEqual([
+      ['image/png', 'login-page.png'],
+    ]);
+    const fileTokens = part?.type === 'tool-result' ? (part.files?.[0]?.tokens ?? 0) : 0;
+    expect(fileTokens).toBeGreaterThan(0);
+    const text = part?.type === 'tool-result' ? part.output : '';
+    const alone = meter.measure({ role: 'tool', parts: [{ ...(part as object), files: undefined } as never] });
+    expect(meter.measure(result).tokens).toBe(alone.tokens + fileTokens);
+    expect(text).toContain('[file]');
+    // another image, the same text: another result
+    const other = read(screenshot(new Uint8Array([...png.slice(0, 20), 1, 0, 0, 0, 64, 8, 6, 0, 0, 0])));
+    expect(meter.hash(other)).not.toBe(meter.hash(result));
+    // once the engine replaced the output (masked, redacted), its files are gone from the count
+    const edited: Message = {
+      role: 'tool',
+      parts: [{ ...(part as object), edited: true, output: '[masked]' } as never],
+    };
+    expect(meter.measure(edited).tokens).toBeLessThan(20);
+  });
+
+  it('are named in the state once folded, and come back in the recall block when a message refers to them', async () => {
+    let prompt: LanguageModelV4Prompt = [];
+    const model = new MockLanguageModelV4({
+      doGenerate: async (options) => {
+        prompt = options.prompt;
+        return textResult('ok');
+      },
+    });
+    await generateText({
+      model: withContextCompression(model, { contextWindow: 12_000 }),
+      messages: [
+        ...opening,
+        screenshot(png),
+        { role: 'assistant', content: 'The staging site shows its login form.' },
+        ...Array.from({ length: 90 }, (_, index): ModelMessage[] => [
+          { role: 'user', content: `Topic ${index}: ${'planning budget staffing '.repeat(12)}` },
+          { role: 'assistant', content: `Noted topic ${index}. ${'we agreed on next steps '.repeat(8)}` },
+        ]).flat(),
+        { role: 'user', content: 'Which fields did the login page screenshot of the staging site show?' },
+      ],
+    });
+    const sent = JSON.stringify(prompt);
+    expect(sent).toMatch(/#3 tool screenshot: image\/png .{1,6}login-page\.png/);
+    const recall = prompt.find(
+      (message) =>
+        message.role === 'user' &&
+        Array.isArray(message.content) &&
+        message.content.some((part) => part.type === 'text' && part.text.includes('<recalled_messages>')),
+    );
+    const files = Array.isArray(recall?.content) ? recall.content.filter((part) => part.type === 'file') : [];
+    expect(files).toEqual([
+      { type: 'file', data: { type: 'data', data: png }, mediaType: 'image/png', filename: 'login-page.png' },
+    ]);
+  });
+
+  it('come back in LangChain as the blocks the tool message held', async () => {
+    const data = Buffer.from(png).toString('base64');
+    const block = { type: 'image', mimeType: 'image/png', data, metadata: { filename: 'login-page.png' } };
+    const model = new RecordingChatModel({ model: 'claude-sonnet-4-5' });
+    const wrapped = withLangChainCompression(model, { contextWindow: 12_000 });
+    await wrapped.invoke([
+      new HumanMessage('Take a screenshot of the staging site.'),
+      new AIMessage({ content: '', tool_calls: [{ id: 'shot-1', name: 'screenshot', args: { url: 'staging' } }] }),
+      new ToolMessage({
+        tool_call_id: 'shot-1',
+        content: [{ type: 'text', text: 'Captured the login page of the staging site.' }, block],
+      }),
+      new AIMessage('The staging site shows its login form.'),
+      ...Array.from({ length: 90 }, (_, index) => [
+        new HumanMessage(`Topic ${index}: ${'planning budget staffing '.repeat(12)}`),
+        new AIMessage(`Noted topic ${index}. ${'we agreed on next steps '.repeat(8)}`),
+      ]).flat(),
+      new HumanMessage('Which fields did the login page screenshot of the staging site show?'),
+    ]);
+    const sent = model.calls.at(-1) ?? [];
+    const recall = sent.find(
+      (message) => HumanMessage.isInstance(message) && JSON.stringify(message.content).includes('<recalled_messages>'),
+    );
+    expect(Array.isArray(recall?.content) && recall.content).toContainEqual(block);
+    expect(JSON.stringify(sent)).toMatch(/#3 tool screenshot: image\/png .{1,8}login-page\.png/);
   });
 });
