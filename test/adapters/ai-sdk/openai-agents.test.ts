@@ -5,6 +5,7 @@ import { tool as aiTool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  type CompressionReport,
   InvalidOptionError,
   openaiAgentsTool,
   redactionTool,
@@ -102,6 +103,48 @@ describe.skipIf(skip !== undefined)('the retrieval tool in an OpenAI Agents SDK 
       compressed: false,
     });
     expect(resultText(prompts.at(-1) as LanguageModelV4Prompt, 'recall-1')).toMatch(/cannot see the conversation/);
+  });
+});
+
+describe.skipIf(skip !== undefined)('the report in an OpenAI Agents SDK run (aisdk model)', () => {
+  const agentOn = (onCall: (report: CompressionReport) => void) =>
+    new Agent({
+      name: 'coder',
+      instructions: 'You are a coding agent.',
+      model: aisdk(withContextCompression(scriptedModel([textResult('Done.')]), { contextWindow: 8_000, onCall })),
+    });
+
+  it('is in each raw response with run(), and onCall hears it', async () => {
+    const heard: CompressionReport[] = [];
+    const result = await run(
+      agentOn((report) => heard.push(report)),
+      'Fix the failing test.',
+    );
+    const [response] = result.rawResponses;
+    const report = response?.output[0]?.providerData?.['context-compression'];
+    expect(report).toMatchObject({ promptTokens: expect.any(Number), stateInPrompt: false });
+    expect(heard).toHaveLength(1);
+    expect(report).toMatchObject({ promptTokens: heard[0]?.promptTokens, historyTokens: heard[0]?.historyTokens });
+  });
+
+  it('is in the finish event of the raw model stream with stream: true, not in the raw responses; onCall hears it', async () => {
+    const heard: CompressionReport[] = [];
+    const result = await run(
+      agentOn((report) => heard.push(report)),
+      'Fix the failing test.',
+      { stream: true },
+    );
+    const reports: unknown[] = [];
+    for await (const event of result.toStream()) {
+      if (event.type !== 'raw_model_stream_event' || event.data.type !== 'model') continue;
+      const raw = event.data.event as { type?: string; providerMetadata?: Record<string, unknown> };
+      if (raw.type === 'finish') reports.push(raw.providerMetadata?.['context-compression']);
+    }
+    await result.completed;
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toMatchObject({ promptTokens: expect.any(Number) });
+    expect(result.rawResponses[0]?.output[0]?.providerData?.['context-compression']).toBeUndefined();
+    expect(heard).toHaveLength(1);
   });
 });
 
