@@ -1,6 +1,7 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
+import { edgeDefaults } from './scripts/edge-build.js';
 
-export default defineConfig({
+const node: Options = {
   entry: {
     index: 'src/index.ts',
     'ai-sdk': 'adapters/ai-sdk/index.ts',
@@ -24,4 +25,20 @@ export default defineConfig({
   external: ['ai', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@langchain/core', 'langchain', 'redis', 'pg'],
   // small ESM-only text helpers of the recall index, bundled so the CommonJS build needs no require() of ESM
   noExternal: ['stemmer', 'stopword'],
-});
+};
+
+export default defineConfig([
+  node,
+  // the AI SDK adapter for edge functions and Workers (`edge-light`, `worker` conditions): the same code, counting
+  // UTF-8 bytes by default, so a route's bundle fits the 1 MB an edge function may take after gzip
+  {
+    ...node,
+    entry: { 'ai-sdk.edge': 'adapters/ai-sdk/index.ts' },
+    format: ['esm'],
+    dts: false,
+    clean: false,
+    shims: false,
+    target: 'es2022',
+    esbuildPlugins: [edgeDefaults],
+  },
+]);

@@ -7,6 +7,7 @@
 export { gptTokenizerCounter } from './counting/gpt-tokenizer-counter.js';
 export { tiktokenCounter } from './counting/tiktoken-counter.js';
 export { approximateCounter, type TokenCounter } from './counting/token-counter.js';
+export { utf8BytesCounter } from './counting/utf8-bytes-counter.js';
 export type { Embedder } from './embeddings/embedder.js';
 export { transformersEmbedder } from './embeddings/transformers-embedder.js';
 export {

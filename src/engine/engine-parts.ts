@@ -1,5 +1,5 @@
 import { TokenCalibration } from '../counting/calibration.js';
-import { gptTokenizerCounter } from '../counting/gpt-tokenizer-counter.js';
+import { defaultTokenCounter } from '../counting/default-counter.js';
 import { guardedCounter } from '../counting/guarded-counter.js';
 import { MessageMeter } from '../counting/message-meter.js';
 import { EmbeddingCache } from '../embeddings/embedder.js';
@@ -63,11 +63,11 @@ export function engineParts(options: CompressionOptions): EngineParts {
   const listeners = safeListeners(resolved);
   const { onError } = listeners;
   // gpt-tokenizer, not tiktoken: the same counts on every fixture text, 5-6x faster once loaded, pure JavaScript
-  // (edge runtimes, no WASM loader in bundles) and loaded before the first call rather than at import
+  // (no WASM loader in bundles) and loaded before the first call rather than at import; UTF-8 bytes in the edge build
   const meter = new MessageMeter(
     resolved.tokenCounter
       ? guardedCounter(resolved.tokenCounter, (error) => onError({ error, fallback: 'approximate-count' }))
-      : gptTokenizerCounter(),
+      : defaultTokenCounter(),
   );
   const calibration = new TokenCalibration();
   const models = new ModelLimits(resolved, calibration, new OverflowLearning(calibration), (event) => onError(event));

@@ -278,7 +278,11 @@ const compressionOptionsShape = {
    * limit for a function or the extractive summarizer
    */
   summarizerContextWindow: whole(1_024, ' of tokens').optional(),
-  /** Counts tokens. @default gptTokenizerCounter() (o200k_base) */
+  /**
+   * Counts tokens.
+   * @default gptTokenizerCounter() (o200k_base); utf8BytesCounter() in the AI SDK adapter's edge build (`edge-light`,
+   * `worker`), calibrated by the provider's usage
+   */
   tokenCounter: custom<TokenCounter>('an object with count(text)', (value) => hasMethods(value, ['count'])).optional(),
   /** Where states are kept between calls. @default an in-memory LRU store */
   store: custom<StateStore>('an object with async get(key) and set(key, value)', (value) =>

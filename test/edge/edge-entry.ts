@@ -72,7 +72,7 @@ async function runEdgeCall(): Promise<string> {
       };
     },
   });
-  // the defaults otherwise: gpt-tokenizer's o200k_base counter, the offline summarizer, the in-memory store
+  // the defaults otherwise: the edge build's UTF-8 byte counter, the offline summarizer, the in-memory store
   const compressed = withContextCompression(model, { contextWindow: 4000 });
   const messages = longHistory();
   const generated = await generateText({ model: compressed, system: 'You track parcels.', messages });

@@ -4,12 +4,15 @@
  * runtime (the `edge-runtime` package that `next dev` runs edge routes in), which has no `process`, `require` or
  * `Buffer`. The app code is edge-entry.ts.
  */
+import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { resolve } from 'node:path';
 import { runInContext } from 'node:vm';
+import { gzipSync } from 'node:zlib';
 import { EdgeRuntime } from 'edge-runtime';
 import * as esbuild from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { edgeDefaults } from '../../scripts/edge-build.js';
 import type { EdgeCallReport } from './edge-entry.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -48,7 +51,10 @@ const noNodeBuiltins: esbuild.Plugin = {
   },
 };
 
-/** How Next.js edge routes and Workers bundle: web conditions first, one output file, no Node built-in. */
+/**
+ * How Next.js edge routes and Workers bundle: web conditions first, one output file, no Node built-in; the sources
+ * as the package's edge build has them (its `edge-light` and `worker` conditions).
+ */
 const EDGE_BUILD = {
   absWorkingDir: root,
   bundle: true,
@@ -62,7 +68,7 @@ const EDGE_BUILD = {
   external: [],
   outdir: 'edge-out',
   logLevel: 'silent',
-  plugins: [noNodeBuiltins],
+  plugins: [noNodeBuiltins, edgeDefaults],
 } satisfies esbuild.BuildOptions;
 
 /** The error texts of a failed build, or 'built'. */
@@ -120,6 +126,31 @@ describe('the AI SDK adapter on the edge', () => {
     expect(output?.exports).toEqual([]);
     expect(output?.imports).toEqual([]);
     expect(code).not.toContain('import.meta');
+  });
+
+  it('fits an edge function: a streaming route with ai and @ai-sdk/openai is at most 1 MB after gzip', async () => {
+    const route = await esbuild.build({
+      ...EDGE_BUILD,
+      entryPoints: ['test/edge/edge-route.ts'],
+      minify: true,
+      metafile: true,
+    });
+    const gzipped = gzipSync(route.outputFiles[0]?.contents ?? new Uint8Array()).length;
+    console.log(`edge route bundle: ${route.outputFiles[0]?.contents.length} bytes minified, ${gzipped} after gzip`);
+    expect(gzipped).toBeLessThanOrEqual(1_000_000);
+    // UTF-8 bytes count by default there: no encoding table in what the bundle holds
+    const [output] = Object.values(route.metafile.outputs);
+    const held = Object.entries(output?.inputs ?? {}).filter(([, { bytesInOutput }]) => bytesInOutput > 0);
+    expect(held.filter(([input]) => input.includes('gpt-tokenizer'))).toEqual([]);
+    expect(held.map(([input]) => input)).toContain('src/counting/default-counter.edge.ts');
+    // the package resolves the edge build for those conditions, and tsup builds it
+    const exports = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')).exports['./ai-sdk'];
+    for (const condition of ['edge-light', 'worker'])
+      expect(exports[condition]).toEqual({ types: './dist/ai-sdk.d.ts', default: './dist/ai-sdk.edge.js' });
+    expect(Object.keys(exports).slice(0, 2)).toEqual(['edge-light', 'worker']);
+    expect(readFileSync(resolve(root, 'tsup.config.ts'), 'utf8')).toMatch(
+      /'ai-sdk\.edge': 'adapters\/ai-sdk\/index\.ts'/,
+    );
   });
 
   it('runs a compressing generateText and streamText call in the edge runtime', async () => {

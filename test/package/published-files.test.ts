@@ -21,12 +21,17 @@ interface PackageJson {
 
 const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as PackageJson;
 
+/** The entries of every build tsup makes (the Node.js builds and the edge build), and the packages it bundles. */
 function buildOptions() {
-  if (typeof tsupConfig === 'function' || Array.isArray(tsupConfig))
-    throw new Error('expected one tsup options object');
-  const { entry, noExternal = [] } = tsupConfig;
-  if (!entry || Array.isArray(entry) || typeof entry === 'string') throw new Error('expected named tsup entries');
-  return { entries: Object.values(entry), bundled: noExternal.filter((name) => typeof name === 'string') };
+  if (typeof tsupConfig === 'function') throw new Error('expected tsup options objects');
+  const entries: string[] = [];
+  const bundled: string[] = [];
+  for (const { entry, noExternal = [] } of Array.isArray(tsupConfig) ? tsupConfig : [tsupConfig]) {
+    if (!entry || Array.isArray(entry) || typeof entry === 'string') throw new Error('expected named tsup entries');
+    entries.push(...Object.values(entry));
+    for (const name of noExternal) if (typeof name === 'string') bundled.push(name);
+  }
+  return { entries, bundled };
 }
 
 describe('the published package', () => {

@@ -1,0 +1,13 @@
+import { maxUtf8Bytes } from './message-meter.js';
+import type { TokenCounter } from './token-counter.js';
+
+/**
+ * A counter without a tokenizer that never counts fewer tokens than a byte-level tokenizer gives (each token stands
+ * for at least one byte: OpenAI's o200k and cl100k, Claude's, Gemini's with its byte fallback): the text's length in
+ * UTF-8 bytes. English prose counts about four times its tokens, so the engine compresses early until the provider's
+ * usage calibrates it (the first response of each model: see the edge section of the AI SDK guide), never late. The
+ * default in the edge build of the AI SDK adapter, where a tokenizer's table is too large to deploy.
+ */
+export function utf8BytesCounter(): TokenCounter {
+  return { name: 'utf8-bytes', count: maxUtf8Bytes, bytesBound: true };
+}
