@@ -1,7 +1,8 @@
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { tool } from '@langchain/core/tools';
-import { createReactAgent } from '@langchain/langgraph/prebuilt';
+import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { createReactAgent, ToolNode } from '@langchain/langgraph/prebuilt';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { retrievalTool, withContextCompression } from '../../../adapters/langchain/index.js';
@@ -74,4 +75,35 @@ describe('the retrieval tool in a LangGraph prebuilt createReactAgent', () => {
       );
     },
   );
+});
+
+describe('the retrieval tool in a StateGraph of your own with a ToolNode', () => {
+  it('reads the graph state’s messages and gives back a masked result verbatim', async () => {
+    const model = readsThenRecall();
+    const llm = withContextCompression(model, {
+      contextWindow: 8_000,
+      reserveOutputTokens: 500,
+      masking: { keepRecent: 2, clearAtLeast: 500 },
+    });
+    const tools = [readFile, retrievalTool()];
+    const bound = llm.bindTools(tools);
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode('agent', async (state) => ({ messages: [await bound.invoke(state.messages)] }))
+      .addNode('tools', new ToolNode(tools))
+      .addEdge(START, 'agent')
+      .addConditionalEdges('agent', (state) =>
+        ((state.messages.at(-1) as AIMessage).tool_calls?.length ?? 0) > 0 ? 'tools' : END,
+      )
+      .addEdge('tools', 'agent')
+      .compile();
+    const result = await graph.invoke(
+      { messages: [new HumanMessage('Find where value7 is defined.')] },
+      { recursionLimit: 50 },
+    );
+    expect(result.messages.at(-1)?.text).toBe('Done.');
+    const after = model.calls[READS + 1]?.messages ?? [];
+    expect(resultOf(after, 'recall-1')).toBe(
+      `Retrieved 1 tool result (call-0) verbatim.\n<tool_result id="call-0" tool="read_file">\n${fileContent('src/file0.ts')}\n</tool_result>`,
+    );
+  });
 });
