@@ -33,6 +33,7 @@ export async function replayChart(
     { tokens: limits.compressAt, line: `compress at ${limits.compressAt}` },
     { tokens: limits.compressTo, line: `fold to ${limits.compressTo}` },
   ];
+  const labelled = [...thresholds].sort((a, b) => b.tokens - a.tokens);
   // a mark on the compressed line at each call that folded, masked or recalled
   const marks = replay.calls.flatMap((call) => [
     ...(call.folded > 0 || call.dropped > 0 ? [{ call: call.call, tokens: call.sentTokens, action: 'fold' }] : []),
@@ -52,9 +53,16 @@ export async function replayChart(
         mark: { type: 'rule', strokeDash: [4, 4], color: '#888' },
         encoding: { y },
       },
+      // the labels alternate between the right and the left end, from the highest line down, so two lines close
+      // together (the budget and the hard limit) never have their labels on top of each other
       {
-        data: { values: thresholds },
+        data: { values: labelled.filter((_, index) => index % 2 === 0) },
         mark: { type: 'text', align: 'right', dx: 756, dy: -5, fontSize: 10, color: '#555' },
+        encoding: { y, x: { value: 0 }, text: { field: 'line' } },
+      },
+      {
+        data: { values: labelled.filter((_, index) => index % 2 === 1) },
+        mark: { type: 'text', align: 'left', dx: 4, dy: -5, fontSize: 10, color: '#555' },
         encoding: { y, x: { value: 0 }, text: { field: 'line' } },
       },
       {

@@ -213,6 +213,22 @@ describe('context-compression replay', () => {
     expect(svg).toContain('fold');
   });
 
+  it('never draws two threshold labels on top of each other: they alternate sides, highest first', async () => {
+    // the project's session at 16k: the lines 1,200 tokens apart are 10 pixels apart on this chart's scale
+    const out = join(dir, 'labels');
+    const session = join(import.meta.dirname, '../../examples/sessions/coding-agent.jsonl');
+    const { code } = await run('replay', session, '--window', '16000', '--out', out, '--quiet');
+    expect(code).toBe(0);
+    const svg = await readFile(join(out, 'chart.svg'), 'utf8');
+    const labels = [...svg.matchAll(/translate\(([\d.]+),([\d.]+)\)"[^>]*>(budget|hard limit|compress at|fold to) /g)];
+    expect(labels.map((label) => label[3]).sort()).toEqual(['budget', 'compress at', 'fold to', 'hard limit']);
+    for (const side of new Set(labels.map((label) => label[1]))) {
+      const ys = labels.filter((label) => label[1] === side).map((label) => Number(label[2]));
+      for (const [index, y] of ys.entries())
+        for (const other of ys.slice(index + 1)) expect(Math.abs(y - other)).toBeGreaterThan(11);
+    }
+  }, 60_000);
+
   it('explains every call with --explain: its tokens against the thresholds, and why', async () => {
     const file = join(dir, 'explain-input.json');
     await writeFile(file, JSON.stringify(formats['AI SDK ModelMessage[]']?.()));
