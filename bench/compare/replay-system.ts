@@ -60,7 +60,7 @@ export async function replaySystem(
     questionSummarizerCalls: 0,
   };
   const run = system.create(setup);
-  let firstSystem: string | undefined;
+  let previousSystem: string | undefined;
   let previous: ReturnType<typeof measure> = [];
   for (const history of replay.calls) {
     const started = performance.now();
@@ -77,8 +77,12 @@ export async function replaySystem(
     figures.peakTokens = Math.max(figures.peakTokens, tokens);
     figures.tokensPerCall.push(tokens);
     if (tokens > setup.contextWindow) figures.callsOverWindow++;
-    firstSystem ??= systemText(transcript);
-    const reasons = invalidReasons(transcript, firstSystem);
+    // the system text may grow at its end (an addition after the caller's system prompt keeps its bytes and the
+    // cached prefix up to them: this package's awareness block from its first change) but never change otherwise
+    const current = systemText(transcript);
+    const expected = previousSystem === undefined || current.startsWith(previousSystem) ? current : previousSystem;
+    previousSystem = current;
+    const reasons = invalidReasons(transcript, expected);
     const lost = history.instructions && !systemText(transcript).startsWith(history.instructions);
     if (lost && !reasons.includes(CHANGED)) reasons.push(CHANGED);
     if (reasons.length) figures.invalidPrompts++;
