@@ -19,6 +19,47 @@ import { textResult } from '../helpers/mock-model.js';
 
 const meter = new MessageMeter(approximateCounter());
 
+/** Ninety exchanges on other topics: enough to fold what came before them at a 12k window. */
+const otherTopics = (): ModelMessage[] =>
+  Array.from({ length: 90 }, (_, index): ModelMessage[] => [
+    { role: 'user', content: `Topic ${index}: ${'planning budget staffing '.repeat(12)}` },
+    { role: 'assistant', content: `Noted topic ${index}. ${'we agreed on next steps '.repeat(8)}` },
+  ]).flat();
+
+/** The same exchanges as LangChain messages. */
+const otherTopicMessages = () =>
+  otherTopics().map((message) =>
+    message.role === 'user' ? new HumanMessage(String(message.content)) : new AIMessage(String(message.content)),
+  );
+
+/** The prompt an AI SDK model received for `messages` through the middleware at a 12k window, and its recall message. */
+async function sentByAiSdk(messages: ModelMessage[]) {
+  let prompt: LanguageModelV4Prompt = [];
+  const model = new MockLanguageModelV4({
+    doGenerate: async (options) => {
+      prompt = options.prompt;
+      return textResult('ok');
+    },
+  });
+  await generateText({ model: withContextCompression(model, { contextWindow: 12_000 }), messages });
+  const recall = prompt.find(
+    (message) =>
+      message.role === 'user' &&
+      Array.isArray(message.content) &&
+      message.content.some((part) => part.type === 'text' && part.text.includes('<recalled_messages>')),
+  );
+  return { prompt, recall };
+}
+
+/** The last prompt a LangChain model received, and its recall message. */
+function sentByLangChain(model: RecordingChatModel) {
+  const sent = model.calls.at(-1) ?? [];
+  const recall = sent.find(
+    (message) => HumanMessage.isInstance(message) && JSON.stringify(message.content).includes('<recalled_messages>'),
+  );
+  return { sent, recall };
+}
+
 const photo: Message = {
   role: 'user',
   parts: [
@@ -107,33 +148,11 @@ describe('a folded file brought back by recall', () => {
       ],
     },
     { role: 'assistant', content: 'Got it, the retro board.' },
-    ...Array.from({ length: 90 }, (_, index): ModelMessage[] => [
-      { role: 'user', content: `Topic ${index}: ${'planning budget staffing '.repeat(12)}` },
-      { role: 'assistant', content: `Noted topic ${index}. ${'we agreed on next steps '.repeat(8)}` },
-    ]).flat(),
+    ...otherTopics(),
     { role: 'user', content: question },
   ];
 
-  async function sentFor(question: string) {
-    let prompt: LanguageModelV4Prompt = [];
-    const model = new MockLanguageModelV4({
-      doGenerate: async (options) => {
-        prompt = options.prompt;
-        return textResult('ok');
-      },
-    });
-    await generateText({
-      model: withContextCompression(model, { contextWindow: 12_000 }),
-      messages: history(question),
-    });
-    const recall = prompt.find(
-      (message) =>
-        message.role === 'user' &&
-        Array.isArray(message.content) &&
-        message.content.some((part) => part.type === 'text' && part.text.includes('<recalled_messages>')),
-    );
-    return { prompt, recall };
-  }
+  const sentFor = (question: string) => sentByAiSdk(history(question));
 
   it('sends the image again in the recall block when the question refers to it', async () => {
     const { prompt, recall } = await sentFor('What was on the whiteboard photo from the retro meeting?');
@@ -167,16 +186,10 @@ describe('a folded file brought back by recall, in LangChain', () => {
         content: [{ type: 'text', text: 'Here is the whiteboard photo from the retro meeting.' }, block],
       }),
       new AIMessage('Got it, the retro board.'),
-      ...Array.from({ length: 90 }, (_, index) => [
-        new HumanMessage(`Topic ${index}: ${'planning budget staffing '.repeat(12)}`),
-        new AIMessage(`Noted topic ${index}. ${'we agreed on next steps '.repeat(8)}`),
-      ]).flat(),
+      ...otherTopicMessages(),
       new HumanMessage('What was on the whiteboard photo from the retro meeting?'),
     ]);
-    const sent = model.calls.at(-1) ?? [];
-    const recall = sent.find(
-      (message) => HumanMessage.isInstance(message) && JSON.stringify(message.content).includes('<recalled_messages>'),
-    );
+    const { sent, recall } = sentByLangChain(model);
     expect(Array.isArray(recall?.content) && recall.content).toContainEqual(block);
     expect(JSON.stringify(sent)).toMatch(/#1 user: image\/png .{1,8}whiteboard\.png/);
   });
@@ -239,34 +252,14 @@ describe('the files of a tool result', () => {
   });
 
   it('are named in the state once folded, and come back in the recall block when a message refers to them', async () => {
-    let prompt: LanguageModelV4Prompt = [];
-    const model = new MockLanguageModelV4({
-      doGenerate: async (options) => {
-        prompt = options.prompt;
-        return textResult('ok');
-      },
-    });
-    await generateText({
-      model: withContextCompression(model, { contextWindow: 12_000 }),
-      messages: [
-        ...opening,
-        screenshot(png),
-        { role: 'assistant', content: 'The staging site shows its login form.' },
-        ...Array.from({ length: 90 }, (_, index): ModelMessage[] => [
-          { role: 'user', content: `Topic ${index}: ${'planning budget staffing '.repeat(12)}` },
-          { role: 'assistant', content: `Noted topic ${index}. ${'we agreed on next steps '.repeat(8)}` },
-        ]).flat(),
-        { role: 'user', content: 'Which fields did the login page screenshot of the staging site show?' },
-      ],
-    });
-    const sent = JSON.stringify(prompt);
-    expect(sent).toMatch(/#3 tool screenshot: image\/png .{1,6}login-page\.png/);
-    const recall = prompt.find(
-      (message) =>
-        message.role === 'user' &&
-        Array.isArray(message.content) &&
-        message.content.some((part) => part.type === 'text' && part.text.includes('<recalled_messages>')),
-    );
+    const { prompt, recall } = await sentByAiSdk([
+      ...opening,
+      screenshot(png),
+      { role: 'assistant', content: 'The staging site shows its login form.' },
+      ...otherTopics(),
+      { role: 'user', content: 'Which fields did the login page screenshot of the staging site show?' },
+    ]);
+    expect(JSON.stringify(prompt)).toMatch(/#3 tool screenshot: image\/png .{1,6}login-page\.png/);
     const files = Array.isArray(recall?.content) ? recall.content.filter((part) => part.type === 'file') : [];
     expect(files).toEqual([
       { type: 'file', data: { type: 'data', data: png }, mediaType: 'image/png', filename: 'login-page.png' },
@@ -286,16 +279,10 @@ describe('the files of a tool result', () => {
         content: [{ type: 'text', text: 'Captured the login page of the staging site.' }, block],
       }),
       new AIMessage('The staging site shows its login form.'),
-      ...Array.from({ length: 90 }, (_, index) => [
-        new HumanMessage(`Topic ${index}: ${'planning budget staffing '.repeat(12)}`),
-        new AIMessage(`Noted topic ${index}. ${'we agreed on next steps '.repeat(8)}`),
-      ]).flat(),
+      ...otherTopicMessages(),
       new HumanMessage('Which fields did the login page screenshot of the staging site show?'),
     ]);
-    const sent = model.calls.at(-1) ?? [];
-    const recall = sent.find(
-      (message) => HumanMessage.isInstance(message) && JSON.stringify(message.content).includes('<recalled_messages>'),
-    );
+    const { sent, recall } = sentByLangChain(model);
     expect(Array.isArray(recall?.content) && recall.content).toContainEqual(block);
     expect(JSON.stringify(sent)).toMatch(/#3 tool screenshot: image\/png .{1,8}login-page\.png/);
   });
