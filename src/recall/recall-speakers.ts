@@ -41,6 +41,9 @@ export class ChatSpeakers {
   /** The label each message opens with, if any. */
   private readonly labels: (string | undefined)[] = [];
   private readonly roles: Message['role'][] = [];
+  /** Labels seen once, and the labels of speakers: those that opened two messages (a lone "Note: ..." names no one). */
+  private readonly labelledOnce = new Set<string>();
+  private readonly speakingLabels = new Set<string>();
   /** The names the unlabelled messages of each role call someone by, counted. */
   private readonly addressed = new Map<Message['role'], Map<string, number>>();
 
@@ -50,6 +53,10 @@ export class ChatSpeakers {
     const label = first?.type === 'text' ? SPEAKER_LABEL.exec(first.text.slice(0, 100))?.[1] : undefined;
     this.labels.push(label);
     this.roles.push(message.role);
+    if (label !== undefined) {
+      if (this.labelledOnce.has(label)) this.speakingLabels.add(label);
+      this.labelledOnce.add(label);
+    }
     if (label !== undefined || (message.role !== 'user' && message.role !== 'assistant')) return;
     const text = message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
     const counts = this.addressed.get(message.role) ?? new Map<string, number>();
@@ -82,21 +89,17 @@ export class ChatSpeakers {
   withoutSpeakers(query: string): string {
     const names = this.people();
     if (names.size === 0) return query;
+    const list = [...names];
     return query.replace(/[\p{L}\p{N}'’-]+/gu, (word) => {
       const bare = word.replace(/['’]s$/u, '');
-      return names.has(bare) || [...names].some((name) => /^\p{Lu}/u.test(bare) && bare.startsWith(name)) ? ' ' : word;
+      return list.some((name) => callsName(bare, name)) ? ' ' : word;
     });
   }
 
   /** The names of the people who speak: the words of labels that open two messages, and names called twice. */
   people(): Set<string> {
     const names = new Set<string>();
-    const seen = new Set<string>();
-    for (const label of this.labels) {
-      if (label === undefined) continue;
-      if (seen.has(label)) for (const word of label.split(' ')) names.add(word);
-      seen.add(label);
-    }
+    for (const label of this.speakingLabels) for (const word of label.split(' ')) names.add(word);
     for (const counts of this.addressed.values())
       for (const [name, count] of counts) if (count >= MIN_ADDRESSED) names.add(name);
     return names;
@@ -106,15 +109,7 @@ export class ChatSpeakers {
   private namedLabels(query: string): Set<string> {
     const asked = query.replace(SPEAKER_LABEL, '');
     const words = new Set((asked.match(/[\p{L}\p{N}'’-]+/gu) ?? []).map((word) => word.replace(/['’]s$/u, '')));
-    // a label counts once it starts two messages: a lone "Note: ..." names no one
-    const seen = new Set<string>();
-    const named = new Set<string>();
-    for (const label of this.labels) {
-      if (label === undefined || named.has(label)) continue;
-      if (seen.has(label) && words.has(label.split(' ')[0] as string)) named.add(label);
-      seen.add(label);
-    }
-    return named;
+    return new Set([...this.speakingLabels].filter((label) => words.has(label.split(' ')[0] as string)));
   }
 
   /**
@@ -131,9 +126,13 @@ export class ChatSpeakers {
     const user = nameOf('assistant');
     if (assistant === user) return undefined;
     const words = (query.match(/[\p{L}'’-]+/gu) ?? []).map((word) => word.replace(/['’]s$/u, ''));
-    const calls = (name: string | undefined) =>
-      name !== undefined && words.some((word) => word === name || (/^\p{Lu}/u.test(word) && word.startsWith(name)));
+    const calls = (name: string | undefined) => name !== undefined && words.some((word) => callsName(word, name));
     const [callsAssistant, callsUser] = [calls(assistant), calls(user)];
     return callsAssistant === callsUser ? undefined : callsAssistant ? 'assistant' : 'user';
   }
+}
+
+/** Whether a word of a query is a name, or a longer form of it ("Melanie" for "Mel"), possessive taken off. */
+function callsName(word: string, name: string): boolean {
+  return word === name || (/^\p{Lu}/u.test(word) && word.startsWith(name));
 }
