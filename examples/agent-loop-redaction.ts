@@ -7,8 +7,8 @@
  */
 import { generateText, isStepCount, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
+import { DEFAULT_REDACTION_TOOL_NAME, redactionTool, withContextCompression } from 'context-compression/ai-sdk';
 import { z } from 'zod';
-import { DEFAULT_REDACTION_TOOL_NAME, redactionTool, withContextCompression } from '../adapters/ai-sdk/index.js';
 import { scriptedStep as step } from './lib/scripted-step.js';
 
 const files: Record<string, string> = {

@@ -9,8 +9,8 @@
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { generateText, isStepCount, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
+import { retrievalTool, withContextCompression } from 'context-compression/ai-sdk';
 import { z } from 'zod';
-import { retrievalTool, withContextCompression } from '../adapters/ai-sdk/index.js';
 import { scriptedStep as step } from './lib/scripted-step.js';
 
 const log = (day: number) =>

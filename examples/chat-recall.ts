@@ -6,7 +6,7 @@
  *   npx tsx examples/chat-recall.ts
  */
 import { generateText, type ModelMessage } from 'ai';
-import { withContextCompression } from '../adapters/ai-sdk/index.js';
+import { withContextCompression } from 'context-compression/ai-sdk';
 import { exampleModel, recordingPrompts } from './lib/example-model.js';
 
 // inside the compression middleware, to print what the model receives

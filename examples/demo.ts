@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
-import { type CompressEvent, withContextCompression } from '../adapters/ai-sdk/index.js';
+import { type CompressEvent, withContextCompression } from 'context-compression/ai-sdk';
 import { readConversations } from '../adapters/cli/formats.js';
 import { main as replayCommand } from '../adapters/cli/main.js';
 import { type ReplayResult, replaySession, totals } from './lib/replay.js';

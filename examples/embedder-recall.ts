@@ -16,7 +16,7 @@ import {
   type Embedder,
   transformersEmbedder,
   withContextCompression,
-} from '../adapters/ai-sdk/index.js';
+} from 'context-compression/ai-sdk';
 import { exampleModel, recordingPrompts } from './lib/example-model.js';
 
 /** Offline stand-in: one dimension per concept, so texts about the same things point the same way. */

@@ -5,7 +5,7 @@
  *   npx tsx examples/generate-text.ts
  */
 import { generateText, type ModelMessage } from 'ai';
-import { withContextCompression } from '../adapters/ai-sdk/index.js';
+import { withContextCompression } from 'context-compression/ai-sdk';
 import { exampleModel } from './lib/example-model.js';
 
 const model = withContextCompression(exampleModel(), {

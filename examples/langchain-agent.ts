@@ -8,14 +8,14 @@
  */
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
-import { createAgent, tool } from 'langchain';
-import { z } from 'zod';
 import {
   type CompressEvent,
   contextCompressionMiddleware,
   DEFAULT_REDACTION_TOOL_NAME,
   redactionTool,
-} from '../adapters/langchain/index.js';
+} from 'context-compression/langchain';
+import { createAgent, tool } from 'langchain';
+import { z } from 'zod';
 
 const fileText = (path: string) =>
   `// ${path}\n${Array.from(

@@ -7,7 +7,7 @@
  */
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { ChatPromptTemplate, MessagesPlaceholder } from '@langchain/core/prompts';
-import { type CompressEvent, compressMessages, withContextCompression } from '../adapters/langchain/index.js';
+import { type CompressEvent, compressMessages, withContextCompression } from 'context-compression/langchain';
 import { ExampleChatModel } from './lib/example-chat-model.js';
 
 let where = '';

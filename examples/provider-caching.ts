@@ -10,7 +10,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { generateText, type ModelMessage } from 'ai';
-import { withContextCompression } from '../adapters/ai-sdk/index.js';
+import { withContextCompression } from 'context-compression/ai-sdk';
 
 /** A stand-in for the provider's HTTP API: records the request body, answers with the given JSON. */
 function standIn(answer: (body: Record<string, unknown>) => unknown) {

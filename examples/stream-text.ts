@@ -4,7 +4,7 @@
  *   npx tsx examples/stream-text.ts
  */
 import { type ModelMessage, streamText } from 'ai';
-import { withContextCompression } from '../adapters/ai-sdk/index.js';
+import { withContextCompression } from 'context-compression/ai-sdk';
 import { exampleModel } from './lib/example-model.js';
 
 const model = withContextCompression(exampleModel(), { contextWindow: 8_000 });

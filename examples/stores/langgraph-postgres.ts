@@ -12,11 +12,11 @@
 import { AIMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { MemorySaver } from '@langchain/langgraph';
+import { type CompressEvent, contextCompressionMiddleware, eraseStoredState } from 'context-compression/langchain';
+import { postgresStore } from 'context-compression/stores/postgres';
 import { createAgent, tool } from 'langchain';
 import pg from 'pg';
 import { z } from 'zod';
-import { type CompressEvent, contextCompressionMiddleware, eraseStoredState } from '../../adapters/langchain/index.js';
-import { postgresStore } from '../../src/stores/postgres-store.js';
 
 const connectionString = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const table = 'context_compression_example';

@@ -9,9 +9,9 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { convertToModelMessages, streamText, type UIMessage } from 'ai';
-import { type CompressEvent, type StateStore, withContextCompression } from '../../adapters/ai-sdk/index.js';
-import { redisStore } from '../../src/stores/redis-store.js';
-import { unstorageStore } from '../../src/stores/unstorage-store.js';
+import { type CompressEvent, type StateStore, withContextCompression } from 'context-compression/ai-sdk';
+import { redisStore } from 'context-compression/stores/redis';
+import { unstorageStore } from 'context-compression/stores/unstorage';
 import { exampleModel } from '../lib/example-model.js';
 
 export const runtime = 'nodejs';

@@ -17,8 +17,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateText, type ModelMessage } from 'ai';
-import { type CompressEvent, withContextCompression } from '../../adapters/ai-sdk/index.js';
-import { sqliteStore } from '../../src/stores/sqlite-store.js';
+import { type CompressEvent, withContextCompression } from 'context-compression/ai-sdk';
+import { sqliteStore } from 'context-compression/stores/sqlite';
 import { exampleModel } from '../lib/example-model.js';
 
 /** What the server answers about one call's compression. */

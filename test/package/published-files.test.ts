@@ -1,25 +1,36 @@
 /**
  * What `npm install context-compression` brings: the packed files are the built JavaScript and types with the README,
- * the guides it links to and the changelog (no source maps, no sources), and `dependencies` are exactly the packages the built entries load at
+ * the guides, the changelog, the examples the guides link to and the benchmark results (no source maps, no sources);
+ * every link of a packed document works inside the package, every packed example imports only packed files; and `dependencies` are exactly the packages the built entries load at
  * run time; everything else a feature needs is an optional peer dependency.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
-import { resolve } from 'node:path';
+import { join, posix, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import tsupConfig from '../../tsup.config.js';
 import { runtimePackages } from '../helpers/runtime-packages.js';
+import { anchorsOf, linksOf, readDoc } from '../readme/doc-files.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
 interface PackageJson {
+  exports: Record<string, unknown>;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 }
 
 const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as PackageJson;
+
+/** The paths `npm pack` would put in the tarball. */
+function packedPaths(): string[] {
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }),
+  ) as [{ files: { path: string }[] }];
+  return packed.files.map((file) => file.path);
+}
 
 /** The entries of every build tsup makes (the Node.js builds and the edge build), and the packages it bundles. */
 function buildOptions() {
@@ -37,27 +48,100 @@ function buildOptions() {
 describe('the published package', () => {
   // the build runs before the tests in CI; a checkout that was never built has nothing to pack
   it.skipIf(!existsSync(resolve(root, 'dist')))(
-    'packs only built JavaScript and types, README, its guides and CHANGELOG',
+    'packs built JavaScript and types, the README, guides, changelog, examples and benchmark results; no sources',
     () => {
-      const [packed] = JSON.parse(
-        execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }),
-      ) as [{ files: { path: string }[] }];
-      const paths = packed.files.map((file) => file.path);
+      const paths = packedPaths();
       expect(paths.some((path) => path.startsWith('dist/'))).toBe(true);
       const unexpected = paths.filter(
         (path) =>
           !/^dist\/[\w/.-]+\.(?:js|cjs|d\.ts|d\.cts)$/.test(path) &&
           !/^docs\/[\w-]+\.md$/.test(path) &&
-          !['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE'].includes(path),
+          !/^examples\/[\w/.[\]-]+\.(?:ts|tsx|svg|jsonl)$/.test(path) &&
+          !['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'bench/RESULTS.md', 'bench/chart.svg'].includes(
+            path,
+          ),
       );
       expect(unexpected).toEqual([]);
-      // the README's links to guides work in node_modules too
-      const readme = readFileSync(resolve(root, 'README.md'), 'utf8');
-      const guides = [...readme.matchAll(/\]\((docs\/[\w-]+\.md)(?:#[\w-]*)?\)/g)].map((match) => match[1]);
-      expect(guides.length).toBeGreaterThan(0);
-      expect(guides.filter((guide) => !paths.includes(guide ?? ''))).toEqual([]);
     },
   );
+
+  it('every relative link of a packed document leads to a packed file (or a folder of them) and heading', () => {
+    const paths = packedPaths();
+    const packed = new Set(paths);
+    const documents = paths.filter((path) => path.endsWith('.md'));
+    expect(documents).toEqual(expect.arrayContaining(['README.md', 'docs/ai-sdk.md', 'docs/langchain.md']));
+    const problems = documents.flatMap((path) => {
+      const doc = readDoc(path);
+      return linksOf(doc).flatMap(({ where, target }) => {
+        if (/^[a-z][a-z\d+.-]*:/i.test(target)) return []; // https:, mailto:
+        const [file = '', fragment] = target.split('#');
+        const to = file === '' ? path : posix.normalize(posix.join(posix.dirname(path), decodeURI(file)));
+        const found = packed.has(to) || paths.some((other) => other.startsWith(`${to.replace(/\/$/, '')}/`));
+        if (!found) return [`${where}: ${target} is not in the package`];
+        if (fragment !== undefined && to.endsWith('.md') && !anchorsOf(readDoc(to).text, to).has(fragment))
+          return [`${where}: ${target} names no heading of ${to}`];
+        return [];
+      });
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it('the packed examples import only packed files, and the package by the names it exports', () => {
+    const paths = packedPaths();
+    const packed = new Set(paths);
+    const exported = Object.keys(pkg.exports).map((subpath) =>
+      subpath === '.' ? 'context-compression' : `context-compression/${subpath.slice(2)}`,
+    );
+    const examples = paths.filter((path) => path.startsWith('examples/') && /\.tsx?$/.test(path));
+    expect(examples.length).toBeGreaterThan(5);
+    const problems = examples.flatMap((path) => {
+      const code = readFileSync(resolve(root, path), 'utf8');
+      return [...code.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'([^']+)'/gm)].flatMap(([, specifier = '']) => {
+        if (specifier.startsWith('.')) {
+          const to = posix.normalize(posix.join(posix.dirname(path), specifier));
+          const candidates = [to, to.replace(/\.js$/, '.ts'), to.replace(/\.js$/, '.tsx'), `${to}.ts`, `${to}.tsx`];
+          return candidates.some((candidate) => packed.has(candidate)) ? [] : [`${path}: ${specifier} is not packed`];
+        }
+        if (specifier.startsWith('context-compression') && !exported.includes(specifier))
+          return [`${path}: ${specifier} is not an entry of the package`];
+        return [];
+      });
+    });
+    expect(problems).toEqual([]);
+  });
+
+  // the package resolves its own name through `exports` (no `paths`): the examples meet the built types a user gets
+  it.skipIf(!existsSync(resolve(root, 'dist')))('the packed examples type-check against the built package', () => {
+    // examples/next-chat is an app of its own (React, Next.js): `next build` checks it in the browser test
+    const examples = packedPaths().filter(
+      (path) => path.startsWith('examples/') && !path.startsWith('examples/next-chat/') && /\.tsx?$/.test(path),
+    );
+    mkdirSync(join(root, 'node_modules/.cache'), { recursive: true });
+    const folder = mkdtempSync(join(root, 'node_modules/.cache/packed-examples-'));
+    try {
+      const config = {
+        extends: relative(folder, join(root, 'tsconfig.json')),
+        compilerOptions: { paths: {}, noEmit: true, jsx: 'preserve' },
+        files: examples.map((path) => relative(folder, join(root, path))),
+        include: [],
+      };
+      writeFileSync(join(folder, 'tsconfig.json'), JSON.stringify(config));
+      const tsc = spawnSync(
+        process.execPath,
+        [join(root, 'node_modules/typescript/bin/tsc'), '-p', folder, '--listFiles'],
+        {
+          encoding: 'utf8',
+        },
+      );
+      const listed = tsc.stdout.split('\n');
+      expect(listed.filter((line) => line.includes('error TS'))).toEqual([]);
+      expect(tsc.status).toBe(0);
+      expect(listed).toContain(join(root, 'dist/ai-sdk.d.ts'));
+      expect(listed.some((line) => line.startsWith(join(root, 'adapters/')))).toBe(false);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 
   it('depends on exactly what its entries load at run time; what only a feature loads is an optional peer', () => {
     const { entries, bundled } = buildOptions();

@@ -6,50 +6,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type DocFile, docFiles, fencesOf, root } from './doc-files.js';
-
-interface Link {
-  /** `docs/ai-sdk.md:12`. */
-  where: string;
-  target: string;
-}
-
-/** The document's lines that are prose: code blocks blanked, so line numbers stay. */
-function proseLines(doc: DocFile): string[] {
-  const lines = [...doc.lines];
-  for (const fence of fencesOf(doc)) for (let index = fence.start; index <= fence.end; index++) lines[index] = '';
-  return lines;
-}
-
-/** Inline links and images, `[text](target)` and `![alt](target "title")`, outside code. */
-function linksOf(doc: DocFile): Link[] {
-  return proseLines(doc).flatMap((text, index) => {
-    const withoutCode = text.replace(/(`+)[^`]*?\1/g, '');
-    return [...withoutCode.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map(([, target = '']) => ({
-      where: `${doc.path}:${index + 1}`,
-      target,
-    }));
-  });
-}
-
-/** GitHub's anchor of a heading: lower case, punctuation left out, spaces as hyphens; repeats get `-1`, `-2`. */
-function anchorsOf(markdown: string, path: string): Set<string> {
-  const doc = { path, text: markdown, lines: markdown.split('\n') };
-  const anchors = new Set<string>();
-  const seen = new Map<string, number>();
-  for (const text of proseLines(doc)) {
-    const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(text)?.[1];
-    if (heading === undefined) continue;
-    const base = heading
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-      .replace(/\s/g, '-');
-    const count = seen.get(base) ?? 0;
-    seen.set(base, count + 1);
-    anchors.add(count === 0 ? base : `${base}-${count}`);
-  }
-  return anchors;
-}
+import { anchorsOf, type DocFile, docFiles, linksOf, root } from './doc-files.js';
 
 /** What is wrong with a link, or undefined when it leads somewhere. */
 function problemOf(doc: DocFile, target: string): string | undefined {

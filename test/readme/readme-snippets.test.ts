@@ -28,10 +28,11 @@
  * printed). Compiler options: `strict`, `isolatedModules`, `skipLibCheck` (dependencies' .d.ts files only).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sourceEntryPoints } from '../helpers/package-entries.js';
 import { type DocFile, docFiles, fencesOf, root } from './doc-files.js';
 
 type Framework = 'ai-sdk' | 'langchain';
@@ -136,32 +137,6 @@ function extractSnippets(doc: DocFile): { snippets: Snippet[]; strayMarkers: str
     });
   }
   return { snippets, strayMarkers };
-}
-
-/** The package's import specifiers mapped to the source files that build them (package.json exports, tsup entries). */
-function sourceEntryPoints(): Record<string, string> {
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-    name: string;
-    exports: Record<string, string | { import?: { default?: string } }>;
-  };
-  const tsup = readFileSync(join(root, 'tsup.config.ts'), 'utf8');
-  const entryBlock = /entry:\s*\{([^}]*)\}/.exec(tsup)?.[1] ?? '';
-  const entries = new Map(
-    [...entryBlock.matchAll(/['"]?([\w/.-]+)['"]?\s*:\s*['"]([^'"]+)['"]/g)].map(([, name = '', file = '']) => [
-      name,
-      file,
-    ]),
-  );
-  const paths: Record<string, string> = {};
-  for (const [subpath, target] of Object.entries(pkg.exports)) {
-    if (typeof target === 'string') continue; // ./package.json
-    const built = target.import?.default ?? '';
-    const name = /^\.\/dist\/(.+)\.js$/.exec(built)?.[1];
-    const source = name === undefined ? undefined : entries.get(name);
-    if (source === undefined) throw new Error(`package.json export ${subpath} (${built}) has no tsup entry`);
-    paths[subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`] = join(root, source);
-  }
-  return paths;
 }
 
 /** Top-level names a snippet declares, and every identifier it mentions. */

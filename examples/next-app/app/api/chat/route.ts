@@ -5,7 +5,7 @@
  * instance; the default store lives in memory.
  */
 import { convertToModelMessages, streamText, type UIMessage } from 'ai';
-import { withContextCompression } from '../../../../../adapters/ai-sdk/index.js';
+import { withContextCompression } from 'context-compression/ai-sdk';
 import { exampleModel } from '../../../../lib/example-model.js';
 
 const model = withContextCompression(exampleModel(), { contextWindow: 128_000 });
