@@ -20,7 +20,7 @@ export async function replayChart(
     [vega, vegaLite] = await Promise.all([import('vega'), import('vega-lite')]);
   } catch {
     return {
-      missing: 'the chart needs vega and vega-lite: npm install vega vega-lite (or npx -p vega -p vega-lite ...)',
+      missing: 'the chart needs vega and vega-lite: npm install vega vega-lite, then run the command again',
     };
   }
   const lines = replay.calls.flatMap((call) => [

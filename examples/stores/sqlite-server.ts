@@ -4,8 +4,8 @@
  * `POST /chat` takes `{ messages: ModelMessage[], userId? }` and answers `{ text, compression }`, where `compression`
  * is what the call's compression did (tokens before and after, messages folded, whether the stored state was reused).
  *
- * Needs Node.js 22.5 or later (the store opens the file with node:sqlite); the model is OpenAI's when OPENAI_API_KEY
- * is set, else an offline mock.
+ * Needs Node.js 22.13 or later, or 22.5 with --experimental-sqlite (the store opens the file with node:sqlite); the
+ * model is OpenAI's when OPENAI_API_KEY is set, else an offline mock.
  *
  *   npx tsx examples/stores/sqlite-server.ts          # serves on PORT (3000), state in ./context-compression.db
  *   npx tsx examples/stores/sqlite-server.ts --demo   # a long chat, a restart, and the same chat one turn later

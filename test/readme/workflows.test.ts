@@ -28,7 +28,7 @@ describe('the workflows', () => {
     expect(order.every((at) => at > 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
     // npm rejects a provenance publish whose package.json names no repository, or another one
-    const fields = release.indexOf('repository.url=git+https://github.com/${GITHUB_REPOSITORY}.git');
+    const fields = release.indexOf(`repository.url=git+https://github.com/${'$'}{GITHUB_REPOSITORY}.git`);
     expect(fields).toBeGreaterThan(order[1] ?? 0);
     expect(fields).toBeLessThan(order[2] ?? 0);
   });
