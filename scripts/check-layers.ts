@@ -14,7 +14,7 @@ import ts from 'typescript';
  */
 export const LAYERS: readonly (readonly string[])[] = [
   // the library's errors and the smallest helpers
-  ['errors', 'bounded-cache'],
+  ['errors', 'bounded-cache', 'deferred-tasks'],
   // counting tokens, the framework-free messages, embeddings, and what a call reports (decisions, events)
   ['counting', 'transcript', 'embeddings', 'reports'],
   // what a history is read into and kept in: the session state, the step signals, the options, the summarizers,

@@ -5,6 +5,7 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
+import { deferredTasks } from '../../src/deferred-tasks.js';
 import type { CompressionEngine } from '../../src/engine/engine.js';
 import type { ProviderOverflowError } from '../../src/errors.js';
 import type { CallReport } from '../../src/reports/events.js';
@@ -59,10 +60,17 @@ export function rememberSent(
   const sent: SentCall = { ...call, taken: retry, reported: false };
   sentCalls.set(params, sent);
   if (!retry)
-    setTimeout(() => {
+    deferredReports.add(() => {
       if (!sent.taken) reportOnce(engine, sent);
-    }, 0);
+    });
 }
+
+/**
+ * Calls of transformParams alone, reported on the next turn of the event loop. One queue for the process: a loop that
+ * never yields to the event loop (thousands of calls with a mock model) keeps at most this many engines alive through
+ * it; an older call is checked at once, long after wrapGenerate or wrapStream would have taken it.
+ */
+const deferredReports = deferredTasks(16, 'run');
 
 /** Marks a call as one wrapGenerate or wrapStream reports (see `settled`). */
 function taken(context: RetryContext, params: LanguageModelV4CallOptions): void {

@@ -1,5 +1,6 @@
 import type { CallFacts } from '../call/call-facts.js';
 import type { MessageMeasure, MessageMeter } from '../counting/message-meter.js';
+import { deferredTasks } from '../deferred-tasks.js';
 import type { Boundary } from '../folding/semantic-triggers.js';
 import type { Message } from '../transcript/transcript.js';
 import type { CallReporter } from './call-report.js';
@@ -76,25 +77,6 @@ const MAX_DEFERRED_COUNTS = 8;
 
 /**
  * Counts the engines run once the current task is done (the call sent, the provider working), so the figures they
- * fill are ready when read. One queue for the process, of at most `MAX_DEFERRED_COUNTS`: a loop that never yields to
- * the event loop (thousands of calls, or of engines, in one task) keeps no more than these, and their histories,
- * alive; a queue per engine kept every engine of such a loop alive through its timer. Never keeps a process alive.
+ * fill are ready when read; at most `MAX_DEFERRED_COUNTS` for the process (see `deferredTasks`).
  */
-const deferredCounts = {
-  pending: [] as (() => void)[],
-  scheduled: false,
-  add(count: () => void): void {
-    this.pending.push(count);
-    if (this.pending.length > MAX_DEFERRED_COUNTS) this.pending.shift();
-    if (this.scheduled) return;
-    this.scheduled = true;
-    const timer: unknown = setTimeout(() => this.run(), 0);
-    (timer as { unref?: () => void }).unref?.();
-  },
-  run(): void {
-    const pending = this.pending;
-    this.pending = [];
-    this.scheduled = false;
-    for (const count of pending) count();
-  },
-};
+const deferredCounts = deferredTasks(MAX_DEFERRED_COUNTS, 'drop');

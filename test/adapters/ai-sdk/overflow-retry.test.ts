@@ -308,6 +308,24 @@ describe('onCall, once per call', () => {
     expect(reports).toHaveLength(1);
   });
 
+  it('a loop of transformParams calls that never yields keeps at most 16 waiting; every call is heard of once', async () => {
+    // an engine per call (a new middleware per request, a batch script with a mock model): each waiting report holds
+    // its engine, so a loop that never turns the event loop must not keep them all
+    const heard: number[] = [];
+    const model = new MockLanguageModelV4();
+    for (let call = 0; call < 100; call++) {
+      const middleware = contextCompression({ contextWindow: 8_000, onCall: () => heard.push(call) });
+      await middleware.transformParams?.({
+        type: 'generate',
+        params: { prompt: [{ role: 'user', content: [{ type: 'text', text: `Hello ${call}.` }] }] },
+        model,
+      });
+    }
+    expect(heard).toEqual(Array.from({ length: 84 }, (_, call) => call));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(heard).toEqual(Array.from({ length: 100 }, (_, call) => call));
+  });
+
   it('hears of a stream that failed before its first part once', async () => {
     const reports: CompressionReport[] = [];
     const provider = new MockLanguageModelV4({
