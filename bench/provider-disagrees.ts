@@ -8,19 +8,14 @@
  * every later call. The same replay with a rejection the library cannot read (a plain error) shows what a call gets
  * without the retry.
  */
-import { resolve } from 'node:path';
+
 import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { generateText, type ModelMessage } from 'ai';
 import { withContextCompression } from '../adapters/ai-sdk/index.js';
-import {
-  assistantTurns,
-  fixturesDir,
-  readSessions,
-  type SessionFile,
-  toModelMessages,
-} from '../examples/lib/session-file.js';
+import { assistantTurns, fixturesDir, type SessionFile, toModelMessages } from '../examples/lib/session-file.js';
 import { ProviderOverflowError } from '../src/errors.js';
 import { providerCount, type RejectionShape, strictModel } from '../test/helpers/strict-provider.js';
+import { fixtureGroups } from './fixture-groups.js';
 
 /** The provider's window, the same for every source. */
 const WINDOW = 16_000;
@@ -121,13 +116,7 @@ export async function providerDisagrees(): Promise<void> {
     console.log('section 9 skipped: ../shared/fixtures is absent');
     return;
   }
-  const groups = new Map<string, SessionFile[]>();
-  for (const session of readSessions(resolve(dir, 'conversations.jsonl')))
-    groups.set('LoCoMo chats', [...(groups.get('LoCoMo chats') ?? []), session]);
-  for (const session of readSessions(resolve(dir, 'trajectories.jsonl'))) {
-    const name = String(session.source);
-    groups.set(name, [...(groups.get(name) ?? []), session]);
-  }
+  const groups = fixtureGroups(dir);
   console.log('\n## 9. When the provider counts more than we do, or its window is smaller than the configured one');
   console.log('   (a new middleware meets each history where the provider first counts it over its 16k window;');
   console.log('   generateText; rejections as Anthropic words them, with figures, and as OpenAI Responses, without)\n');

@@ -24,7 +24,10 @@
  *    (bench/summaries-ahead.ts).
  * 11. The cadence of compressions in a code review as a new user runs it, at 8k, 16k and 128k: compressions, calls
  *    between them, refits, the first message's constraint in every prompt (bench/code-review.ts).
+ * 12. The edge build's UTF-8 bytes counter when calls reach new instances, with and without the calibration ratios
+ *    shared through the store: tokens sent, cache-priced cost, compressions, rejections (bench/edge-instances.ts).
  */
+
 import { resolve } from 'node:path';
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { wrapLanguageModel } from 'ai';
@@ -37,6 +40,7 @@ import { genericAgentRuns } from './agents/generic-agent.js';
 import { perSource } from './agents/per-source.js';
 import { slidingWindowMasking } from './baselines/sliding-window-masking.js';
 import { codeReviewSection } from './code-review.js';
+import { edgeInstances } from './edge-instances.js';
 import { firstCalls } from './first-calls.js';
 import { manyConversations } from './many-conversations.js';
 import { neededLater } from './needed-later.js';
@@ -317,3 +321,4 @@ if (runs('8')) await firstCalls();
 if (runs('9')) await providerDisagrees();
 if (runs('10')) await summariesAheadSection();
 if (runs('11')) await codeReviewSection();
+if (runs('12')) await edgeInstances();

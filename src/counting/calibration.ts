@@ -1,4 +1,5 @@
 const MAX_RATIO = 5;
+const MIN_RATIO = 0.2;
 /** A raised ratio counts as this many responses in the running mean. */
 const RAISED_WEIGHT = 5;
 
@@ -16,7 +17,7 @@ export class TokenCalibration {
   record(modelKey: string, estimated: number, reported: number | undefined): void {
     if (!reported || reported <= 0 || estimated <= 0) return;
     const observed = reported / estimated;
-    if (!Number.isFinite(observed) || observed < 0.2 || observed > MAX_RATIO) return;
+    if (!Number.isFinite(observed) || observed < MIN_RATIO || observed > MAX_RATIO) return;
     const current = this.ratios.get(modelKey);
     if (!current) {
       this.ratios.set(modelKey, { ratio: observed, samples: 1 });
@@ -35,6 +36,22 @@ export class TokenCalibration {
     const raised = Math.min(MAX_RATIO, Math.max(current?.ratio ?? 1, ratio));
     this.ratios.set(modelKey, { ratio: raised, samples: Math.max(current?.samples ?? 0, RAISED_WEIGHT) });
     return raised;
+  }
+
+  /**
+   * Starts a model's running mean from a ratio learned elsewhere (another instance, through a shared store), counted
+   * as `samples` responses; only while this one has seen none of the model. Returns whether it took it.
+   */
+  seed(modelKey: string, ratio: number, samples: number): boolean {
+    if (this.ratios.has(modelKey) || !Number.isFinite(ratio) || ratio < MIN_RATIO || ratio > MAX_RATIO) return false;
+    this.ratios.set(modelKey, { ratio, samples: Math.max(1, Math.min(samples, this.maxSamples)) });
+    return true;
+  }
+
+  /** The ratio learned for a model and how many responses it stands for; undefined until one was seen. */
+  learned(modelKey: string): { ratio: number; samples: number } | undefined {
+    const current = this.ratios.get(modelKey);
+    return current && { ...current };
   }
 
   /** The learned ratio for a model, 1 until a response was seen. */

@@ -8,6 +8,7 @@ import { FoldRunner } from '../folding/fold-runner.js';
 import { FoldsAhead } from '../folding/folds-ahead.js';
 import { type EngineSettings, engineSettings } from '../options/engine-settings.js';
 import { type CompressionOptions, type ResolvedOptions, resolveOptions } from '../options/options.js';
+import { CalibrationStore } from '../persistence/calibration-store.js';
 import { FOLD_RESULT_TTL_MS, foldLease } from '../persistence/fold-lease.js';
 import { FoldsAheadStore } from '../persistence/folds-ahead-store.js';
 import { guardedStore } from '../persistence/guarded-store.js';
@@ -40,6 +41,8 @@ export interface EngineParts {
   readonly listeners: Listeners;
   readonly meter: MessageMeter;
   readonly calibration: TokenCalibration;
+  /** The calibration ratios kept in the caller's store, shared by its instances; none with the memory store. */
+  readonly calibrationStore: CalibrationStore | undefined;
   readonly models: ModelLimits;
   readonly memory: ConversationMemory;
   readonly reader: CallReader;
@@ -75,6 +78,8 @@ export function engineParts(options: CompressionOptions): EngineParts {
   const { stateTtlMs, storeTimeoutMs, embedder, embedderTimeoutMs } = resolved;
   const onStoreError = (error: StoreError) => onError({ error, fallback: 'without-store' });
   const store = resolved.store ? guardedStore(resolved.store, storeTimeoutMs, onStoreError) : memoryStateStore();
+  const calibrationStore =
+    resolved.store && new CalibrationStore(store, calibration, resolved.namespace, meter.counter.name, stateTtlMs);
   // index writes queued by the caller's store object: the engines of a process that share it write in turn
   const stateRecords = new StateRecords(store, stateTtlMs, onStoreError, resolved.store ?? store);
   const embeddings = embedder && new EmbeddingCache(embedder, embedderTimeoutMs);
@@ -117,6 +122,7 @@ export function engineParts(options: CompressionOptions): EngineParts {
     listeners,
     meter,
     calibration,
+    calibrationStore,
     models,
     memory,
     reader: new CallReader(meter, resolved, settings, memory, ownTools, models),

@@ -59,7 +59,9 @@ export class CompressionEngine {
    * rejection, whose error goes to the caller). Any other error returns undefined and is never retried.
    */
   providerRejected(rejection: ProviderRejection): ProviderOverflowError | undefined {
-    return this.parts.models.rejected(rejection);
+    const named = this.parts.models.rejected(rejection);
+    if (named) void this.parts.calibrationStore?.save(rejection.modelKey ?? rejection.modelId);
+    return named;
   }
 
   /**
@@ -72,6 +74,8 @@ export class CompressionEngine {
     reportedInputTokens: number | undefined,
   ): void {
     this.parts.models.used(modelKey, estimatedTokens, reportedInputTokens);
+    // a store's failures are reported through onError and never reject (guardedStore)
+    void this.parts.calibrationStore?.save(modelKey);
   }
 
   /**
@@ -97,6 +101,7 @@ export class CompressionEngine {
   private async compressed(input: CompressInput): Promise<CompressOutput> {
     const { reader, records, promises, assembly, reporter, services, listeners, memory } = this.parts;
     await this.meter.counter.load?.();
+    await this.parts.calibrationStore?.load(input.modelKey ?? input.modelId);
     const facts = reader.read(pairedInput(input, listeners.onError, memory.pairings));
     this.parts.ahead?.paced(facts);
     const loaded = await records.load(facts);
