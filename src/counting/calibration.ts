@@ -1,5 +1,6 @@
 const MAX_RATIO = 5;
-const MIN_RATIO = 0.2;
+/** The lowest ratio learned by default: a report below it is taken for a wrong one. */
+export const DEFAULT_CALIBRATION_FLOOR = 0.2;
 /** A raised ratio counts as this many responses in the running mean. */
 const RAISED_WEIGHT = 5;
 
@@ -11,13 +12,17 @@ const RAISED_WEIGHT = 5;
 export class TokenCalibration {
   private readonly ratios = new Map<string, { ratio: number; samples: number }>();
 
-  constructor(private readonly maxSamples = 20) {}
+  constructor(
+    private readonly maxSamples = 20,
+    /** The lowest ratio learned (the counter's `calibrationFloor`). */
+    private readonly floor = DEFAULT_CALIBRATION_FLOOR,
+  ) {}
 
   /** Records one response: `estimated` is our count of the sent prompt, `reported` the provider's input tokens. */
   record(modelKey: string, estimated: number, reported: number | undefined): void {
     if (!reported || reported <= 0 || estimated <= 0) return;
     const observed = reported / estimated;
-    if (!Number.isFinite(observed) || observed < MIN_RATIO || observed > MAX_RATIO) return;
+    if (!Number.isFinite(observed) || observed < this.floor || observed > MAX_RATIO) return;
     const current = this.ratios.get(modelKey);
     if (!current) {
       this.ratios.set(modelKey, { ratio: observed, samples: 1 });
@@ -43,7 +48,7 @@ export class TokenCalibration {
    * as `samples` responses; only while this one has seen none of the model. Returns whether it took it.
    */
   seed(modelKey: string, ratio: number, samples: number): boolean {
-    if (this.ratios.has(modelKey) || !Number.isFinite(ratio) || ratio < MIN_RATIO || ratio > MAX_RATIO) return false;
+    if (this.ratios.has(modelKey) || !Number.isFinite(ratio) || ratio < this.floor || ratio > MAX_RATIO) return false;
     this.ratios.set(modelKey, { ratio, samples: Math.max(1, Math.min(samples, this.maxSamples)) });
     return true;
   }

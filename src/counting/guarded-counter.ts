@@ -21,6 +21,7 @@ export function guardedCounter(counter: TokenCounter, onFailure: (error: TokenCo
     ...(counter.load ? { load: () => counter.load?.() ?? Promise.resolve() } : {}),
     // the fallback's counts (a token per four characters) are within the bound too
     ...(counter.bytesBound === true ? { bytesBound: true } : {}),
+    ...(counter.calibrationFloor !== undefined ? { calibrationFloor: counter.calibrationFloor } : {}),
     count(text) {
       let tokens: number;
       try {

@@ -14,6 +14,12 @@ export interface TokenCounter {
    * counts only the messages a decision needs, the others later, when a figure is read.
    */
   readonly bytesBound?: boolean;
+  /**
+   * The lowest ratio of a provider's reported tokens to this counter's count that calibration learns from; a report
+   * below it is taken for a wrong report and ignored. A counter that counts far more than a model's tokens sets a
+   * lower one (UTF-8 bytes: pretty-printed JSON runs up to 12 bytes a token). @default 0.2
+   */
+  readonly calibrationFloor?: number;
 }
 
 /** A counter without a tokenizer: about four characters a token. Useful in tests and on constrained runtimes. */

@@ -9,5 +9,7 @@ import type { TokenCounter } from './token-counter.js';
  * default in the edge build of the AI SDK adapter, where a tokenizer's table is too large to deploy.
  */
 export function utf8BytesCounter(): TokenCounter {
-  return { name: 'utf8-bytes', count: maxUtf8Bytes, bytesBound: true };
+  // prose runs 3-5 bytes a token, pretty-printed JSON up to 12 (runs of spaces are single tokens): the ratio learned
+  // may be as low as 1/16
+  return { name: 'utf8-bytes', count: maxUtf8Bytes, bytesBound: true, calibrationFloor: 1 / 16 };
 }

@@ -72,7 +72,7 @@ export function engineParts(options: CompressionOptions): EngineParts {
       ? guardedCounter(resolved.tokenCounter, (error) => onError({ error, fallback: 'approximate-count' }))
       : defaultTokenCounter(),
   );
-  const calibration = new TokenCalibration();
+  const calibration = new TokenCalibration(undefined, meter.counter.calibrationFloor);
   const models = new ModelLimits(resolved, calibration, new OverflowLearning(calibration), (event) => onError(event));
   // a store of the caller's is bounded in time and its failures read as absent records; the memory store cannot fail
   const { stateTtlMs, storeTimeoutMs, embedder, embedderTimeoutMs } = resolved;

@@ -283,7 +283,10 @@ const compressionOptionsShape = {
    * @default gptTokenizerCounter() (o200k_base); utf8BytesCounter() in the AI SDK adapter's edge build (`edge-light`,
    * `worker`), calibrated by the provider's usage
    */
-  tokenCounter: custom<TokenCounter>('an object with count(text)', (value) => hasMethods(value, ['count'])).optional(),
+  tokenCounter: custom<TokenCounter>(
+    'an object with count(text), and a calibrationFloor above 0 and at most 1 if it has one',
+    (value) => hasMethods(value, ['count']) && validFloor((value as TokenCounter).calibrationFloor),
+  ).optional(),
   /** Where states are kept between calls. @default an in-memory LRU store */
   store: custom<StateStore>('an object with async get(key) and set(key, value)', (value) =>
     hasMethods(value, ['get', 'set']),
@@ -413,3 +416,8 @@ export const CompressionOptionsSchema: StrictObject<typeof compressionOptionsSha
  * option, the value given and the values allowed.
  */
 export type CompressionOptions = z.input<typeof CompressionOptionsSchema>;
+
+/** A counter's `calibrationFloor`: absent, or a ratio above 0 and at most 1. */
+function validFloor(floor: unknown): boolean {
+  return floor === undefined || (typeof floor === 'number' && floor > 0 && floor <= 1);
+}

@@ -1,9 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import { TokenCalibration } from '../../src/counting/calibration.js';
 import { gptTokenizerCounter } from '../../src/counting/gpt-tokenizer-counter.js';
-import { DEFAULT_MESSAGE_OVERHEAD_TOKENS, MessageMeter } from '../../src/counting/message-meter.js';
+import { DEFAULT_MESSAGE_OVERHEAD_TOKENS, MessageMeter, maxUtf8Bytes } from '../../src/counting/message-meter.js';
 import { tiktokenCounter } from '../../src/counting/tiktoken-counter.js';
 import { approximateCounter, type TokenCounter } from '../../src/counting/token-counter.js';
+import { utf8BytesCounter } from '../../src/counting/utf8-bytes-counter.js';
 import { CompressionEngine } from '../../src/engine/engine.js';
 import { InvalidOptionError } from '../../src/errors.js';
 import type { Message, Transcript } from '../../src/transcript/transcript.js';
@@ -228,6 +229,34 @@ describe('TokenCalibration', () => {
     for (let index = 0; index < 50; index++) calibration.record('m', 1_000, 1_000);
     calibration.record('m', 1_000, 2_000);
     expect(calibration.ratio('m')).toBeCloseTo(1.25);
+  });
+
+  it("learns down to the counter's floor: UTF-8 bytes of pretty-printed JSON, at 7-12 bytes a token", () => {
+    const tree = (depth: number): unknown =>
+      depth === 0
+        ? { id: 12345, name: 'widget', ok: true }
+        : { level: depth, children: [tree(depth - 1), tree(depth - 1)] };
+    for (const indent of [2, 4]) {
+      const text = JSON.stringify(tree(6), null, indent);
+      const bytes = utf8BytesCounter().count(text);
+      const reported = gptTokenizerCounter().count(text);
+      expect(reported / bytes).toBeLessThan(0.2);
+      const engine = new CompressionEngine({ contextWindow: 16_000, tokenCounter: utf8BytesCounter() });
+      engine.recordUsage('m', bytes, reported);
+      expect(engine.calibration.ratio('m')).toBeCloseTo(reported / bytes, 5);
+      // a counter without a floor of its own takes such a report for a wrong one
+      const words = new CompressionEngine({ contextWindow: 16_000, tokenCounter: { name: 'w', count: maxUtf8Bytes } });
+      words.recordUsage('m', bytes, reported);
+      expect(words.calibration.ratio('m')).toBe(1);
+    }
+    const calibration = new TokenCalibration(20, 1 / 16);
+    calibration.record('m', 1_000, 10);
+    expect(calibration.ratio('m')).toBe(1);
+  });
+
+  it.each([0, -0.1, 1.5, Number.NaN, '0.1'])('rejects a counter whose calibrationFloor is %s', (floor) => {
+    const tokenCounter = { name: 'c', count: (text: string) => text.length, calibrationFloor: floor as number };
+    expect(() => new CompressionEngine({ contextWindow: 8_000, tokenCounter })).toThrow(InvalidOptionError);
   });
 
   it('engine.recordUsage feeds the calibration the engine uses', () => {
