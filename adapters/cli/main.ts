@@ -10,6 +10,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ContextCompressionError } from '../../src/errors.js';
+import { closest } from '../../src/options/option-issue-error.js';
 import { replayChart } from './chart.js';
 import { type Conversation, readConversations, TranscriptFormatError } from './formats.js';
 import { progressLine } from './progress-line.js';
@@ -27,6 +28,31 @@ const USAGE = `usage: context-compression replay <file> [options]
   --explain              print every call: its tokens against the thresholds, and why it did what it did
   --quiet                no progress bar
 `;
+
+const OPTIONS = {
+  window: { type: 'string', default: '128000' },
+  reserve: { type: 'string' },
+  summarizer: { type: 'string', default: 'offline' },
+  out: { type: 'string' },
+  quiet: { type: 'boolean', default: false },
+  explain: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+/** The command line read by `parseArgs`; an unknown option's error names the option it was likely meant to be. */
+function parsedArgs(argv: readonly string[]) {
+  try {
+    return parseArgs({ args: [...argv], allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    const unknown = /Unknown option '(-{1,2})([^']+)'/.exec(error instanceof Error ? error.message : '');
+    if (!unknown) throw error;
+    const guess = closest(unknown[2] ?? '', Object.keys(OPTIONS));
+    const known = Object.keys(OPTIONS).map((name) => `--${name}`);
+    throw new Error(
+      `unknown option ${unknown[1]}${unknown[2]}: ${guess ? `did you mean --${guess}?` : `the options are ${known.join(', ')}`}`,
+    );
+  }
+}
 
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -107,19 +133,7 @@ export async function main(argv: readonly string[], given: CliIo): Promise<numbe
 }
 
 function parse(argv: readonly string[]) {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: {
-      window: { type: 'string', default: '128000' },
-      reserve: { type: 'string' },
-      summarizer: { type: 'string', default: 'offline' },
-      out: { type: 'string' },
-      quiet: { type: 'boolean', default: false },
-      explain: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
+  const { values, positionals } = parsedArgs(argv);
   if (values.help) return { help: true as const };
   const [command, file, ...rest] = positionals;
   if (command !== 'replay') throw new Error(command ? `unknown command: ${command}` : 'no command given');

@@ -65,7 +65,7 @@ function objectAt(schema: z.ZodType | undefined, path: readonly string[]): z.Zod
 }
 
 /** The known name closest to a misspelled one, when it is a likely typo: at most a third of it off, case aside. */
-function closest(typed: string, known: readonly string[]): string | undefined {
+export function closest(typed: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Math.max(1, Math.floor(typed.length / 3)) + 1;
   for (const name of known) {

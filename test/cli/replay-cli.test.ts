@@ -266,6 +266,10 @@ describe('context-compression replay', () => {
     expect((await run('replay', 'x.json', '--window', '10')).output).toMatch(/--window must be a whole number >= 1024/);
     expect((await run('replay', 'x.json', '--summarizer', 'gpt-4o')).output).toMatch(/only "offline"/);
     expect((await run('compress', 'x.json')).code).toBe(2);
+    const misspelled = await run('replay', 'x.json', '--windw', '8000');
+    expect(misspelled.code).toBe(2);
+    expect(misspelled.output).toMatch(/unknown option --windw: did you mean --window\?[\s\S]*usage:/);
+    expect((await run('replay', 'x.json', '--zzz')).output).toMatch(/unknown option --zzz: the options are --window, /);
   });
 
   it('UIMessages: a stored system message with content, tool parts by state (denied, no outcome yet)', () => {
