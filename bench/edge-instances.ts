@@ -19,6 +19,7 @@ import type { TokenCounter } from '../src/counting/token-counter.js';
 import { utf8BytesCounter } from '../src/counting/utf8-bytes-counter.js';
 import { memoryStateStore, type StateStore } from '../src/persistence/state-store.js';
 import { tooLongError } from '../test/helpers/strict-provider.js';
+import { GENERIC_AGENT, genericAgentRuns } from './agents/generic-agent.js';
 import { fixtureGroups } from './fixture-groups.js';
 
 const WINDOW = 16_000;
@@ -121,12 +122,12 @@ async function replay(session: SessionFile, setup: Setup, totals: Totals): Promi
 }
 
 export async function edgeInstances(): Promise<void> {
+  // the generated agent (pretty-printed JSON records among its outputs) runs where the public data is absent
   const dir = fixturesDir();
-  if (!dir) {
-    console.log('\n12. Edge instances: skipped, ../shared/fixtures is not beside this checkout');
-    return;
-  }
-  const groups = fixtureGroups(dir, (source) => source.split('/')[0] ?? 'unknown');
+  if (!dir)
+    console.log('\n12. Edge instances: ../shared/fixtures is not beside this checkout, the generated agent only');
+  const groups = dir ? fixtureGroups(dir, (source) => source.split('/')[0] ?? 'unknown') : new Map();
+  groups.set(GENERIC_AGENT, genericAgentRuns());
   console.log(
     `\n12. Edge instances: the UTF-8 bytes counter when calls reach new instances (${WINDOW / 1000}k window, a provider counting o200k; one shared store)`,
   );
