@@ -127,25 +127,31 @@ export function middlewareFor(
   const compress = (params: LanguageModelV4CallOptions, model: LanguageModelV4, retryOf?: ProviderOverflowError) =>
     compressCall(state, params, model, retryOf);
   const retries: RetryContext = { engine, sent: (params) => sentCalls.get(params), compress };
-  const recordUsage = (params: LanguageModelV4CallOptions, usage: LanguageModelV4Usage | undefined) => {
-    const sent = sentCalls.get(params);
+  const recordUsage = (sent: SentCall | undefined, usage: LanguageModelV4Usage | undefined) => {
     if (!sent) return;
     engine.recordUsage(sent.modelKey, () => sent.output.estimatedTokens, usage?.inputTokens?.total);
     requests.answered(sent.request, usage);
+  };
+  // a call answered is forgotten: its report reads the call's facts, which hold the request before it, so a kept
+  // entry would chain every call of a conversation to the one before it (a server's memory growing call by call)
+  const forget = (...params: LanguageModelV4CallOptions[]) => {
+    for (const key of params) sentCalls.delete(key);
   };
   return {
     specificationVersion: 'v4',
     transformParams: ({ params, model }) => compress(params, model),
     async wrapGenerate(options) {
       const { result, answered } = await generateWithRetry(retries, options);
-      recordUsage(answered, result.usage);
       const sent = sentCalls.get(answered);
+      recordUsage(sent, result.usage);
+      forget(options.params, answered);
       new ToolCallPrompts(sent?.original ?? answered).remember(result.content);
       return sent ? { ...result, providerMetadata: withReport(result.providerMetadata, sent, result.usage) } : result;
     },
     async wrapStream(options) {
       const { result, answered } = await streamWithRetry(retries, options);
-      const prompts = new ToolCallPrompts(sentCalls.get(answered)?.original ?? answered);
+      const sent = sentCalls.get(answered);
+      const prompts = new ToolCallPrompts(sent?.original ?? answered);
       const retried = answered !== options.params;
       const stream = result.stream.pipeThrough(
         new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
@@ -153,11 +159,13 @@ export function middlewareFor(
             prompts.rememberPart(part);
             if (retried) reportStreamedRejection(retries, { params: answered, model: options.model }, part);
             if (part.type !== 'finish') return controller.enqueue(part);
-            recordUsage(answered, part.usage);
-            const sent = sentCalls.get(answered);
+            recordUsage(sent, part.usage);
             controller.enqueue(
               sent ? { ...part, providerMetadata: withReport(part.providerMetadata, sent, part.usage) } : part,
             );
+          },
+          flush() {
+            forget(options.params, answered);
           },
         }),
       );

@@ -61,7 +61,10 @@ export function rememberSent(
   sentCalls.set(params, sent);
   if (!retry)
     deferredReports.add(() => {
-      if (!sent.taken) reportOnce(engine, sent);
+      if (sent.taken) return;
+      reportOnce(engine, sent);
+      // heard of, and no wrapGenerate or wrapStream will ask for it (see `forget` in the middleware)
+      sentCalls.delete(params);
     });
 }
 
