@@ -141,7 +141,10 @@ export function middlewareFor(
     specificationVersion: 'v4',
     transformParams: ({ params, model }) => compress(params, model),
     async wrapGenerate(options) {
-      const { result, answered } = await generateWithRetry(retries, options);
+      const { result, answered } = await generateWithRetry(retries, options).catch((error: unknown) => {
+        forget(options.params);
+        throw error;
+      });
       const sent = sentCalls.get(answered);
       recordUsage(sent, result.usage);
       forget(options.params, answered);
