@@ -1,6 +1,6 @@
 const MAX_RATIO = 5;
 /** The lowest ratio learned by default: a report below it is taken for a wrong one. */
-export const DEFAULT_CALIBRATION_FLOOR = 0.2;
+const DEFAULT_CALIBRATION_FLOOR = 0.2;
 /** A raised ratio counts as this many responses in the running mean. */
 const RAISED_WEIGHT = 5;
 

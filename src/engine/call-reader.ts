@@ -95,9 +95,7 @@ export class CallReader {
   ): CallFacts['continuation'] {
     const previous = this.memory.sentPrompts.previous(conversation);
     if (!previous?.request || !extendsMark(prefixHashes, previous.history)) return undefined;
-    // the fields it needs, not the record: the record's report reads this call's facts lazily, so holding it would
-    // chain every call of the conversation to the one before it, and none could be collected
-    const { request, history, tokens: sentTokens } = previous;
+    const { request, history } = previous;
     const sentAt = previous.decided?.point;
     return (point, cut) => {
       if ((sentAt?.coveredCount ?? 0) !== point.coveredCount || !sameState(sentAt?.state, point.state))
@@ -108,7 +106,7 @@ export class CallReader {
         .reduce((sum, message) => sum + this.meter.measure(message).tokens, 0);
       // a prompt sent as it came was not counted whole: counted now, as the fold needs it
       const tokens =
-        sentTokens ??
+        previous.tokens ??
         messages
           .slice(0, history.length)
           .reduce((sum, message) => sum + this.meter.measure(message).tokens, fixedTokens);
